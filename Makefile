@@ -1,0 +1,56 @@
+# chash: consistent hashing for PostgreSQL, built with PGXS.
+#
+# Layout: install scripts in sql/, C in src/, regression inputs in
+# test/sql/, isolation specs in test/specs/, all expected outputs in
+# expected/ (regress and isolation test names are kept distinct).
+#
+#   make demo    set up, build, install, and walk through a session on a
+#                throwaway cluster
+#   make test    set up, build, install, and run every test suite on a
+#                throwaway cluster
+#   make && make install && make installcheck
+#                the usual PGXS targets, against any running server
+
+EXTENSION = chash
+MODULE_big = chash
+OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
+DATA = $(wildcard sql/chash--*.sql)
+PG_CPPFLAGS = -I$(srcdir)/src
+SHLIB_LINK = -lz
+
+REGRESS = hash_functions ring_admin lookup views errors privileges
+REGRESS_OPTS = --inputdir=test --load-extension=chash
+ISOLATION = cache_visibility cache_statement
+ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=chash
+
+EXTRA_CLEAN = results output_iso regression.diffs regression.out
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifneq ($(wildcard $(PGXS)),)
+include $(PGXS)
+else
+# Before `make setup` has installed postgresql-server-dev there is no PGXS;
+# setup, demo and test install it first and then build in a sub-make.
+all install installcheck:
+	@echo "PGXS not found: run 'make setup' first (or set PG_CONFIG)" >&2; exit 1
+endif
+
+.PHONY: setup demo test check-all
+
+# Debian packages the project needs, installed only when missing
+setup:
+	test/setup.sh
+
+# Install into PostgreSQL's directories: as root, or through sudo
+INSTALL_AS = $(if $(filter 0,$(shell id -u)),,sudo)
+
+demo: setup
+	$(MAKE) all
+	$(INSTALL_AS) $(MAKE) install
+	test/with-cluster.sh psql -X -v ON_ERROR_STOP=1 -q -f test/demo.sql
+
+test: setup
+	$(MAKE) all
+	$(INSTALL_AS) $(MAKE) install
+	test/with-cluster.sh test/run-suites.sh

@@ -1,0 +1,320 @@
+/*-------------------------------------------------------------------------
+ *
+ * admin.c
+ *	  SQL functions that change rings: chash_ring_create, chash_ring_drop,
+ *	  chash_node_add, chash_node_remove, chash_node_set.
+ *
+ * Each checks its arguments and the caller's privilege first, so that bad
+ * input is a clear error before anything is touched, then changes the
+ * catalog tables through SPI.  The tables' constraints and the
+ * invalidation trigger apply exactly as they do to plain DML.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type_d.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+
+#include "chash.h"
+
+/* A required text argument; NULL is an error naming the argument */
+static char *
+arg_text(FunctionCallInfo fcinfo, int argno, const char *argname)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", argname)));
+	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
+}
+
+static char *
+arg_ring(FunctionCallInfo fcinfo)
+{
+	return arg_text(fcinfo, 0, "ring");
+}
+
+static void
+check_vnodes(int32 vnodes)
+{
+	if (vnodes < 1 || vnodes > CHASH_MAX_VNODES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("vnodes must be between 1 and %d", CHASH_MAX_VNODES),
+				 errdetail("vnodes is %d.", vnodes)));
+}
+
+static void
+check_weight(double weight)
+{
+	if (!(weight > 0) || isinf(weight))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("weight must be a positive finite number"),
+				 errdetail("weight is %g.", weight)));
+}
+
+static void
+check_node_name(const char *node)
+{
+	if (node[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_NAME),
+				 errmsg("node name must not be empty")));
+}
+
+static void
+check_state(const char *state)
+{
+	if (strcmp(state, "active") != 0 && strcmp(state, "down") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown node state \"%s\"", state),
+				 errhint("Valid states are \"active\" and \"down\".")));
+}
+
+static void
+error_ring_missing(const char *ring)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("ring \"%s\" does not exist", ring),
+			 errhint("Create it with chash_ring_create().")));
+}
+
+static void
+error_node_missing(const char *ring, const char *node)
+{
+	if (!chash_catalog_ring_exists(ring))
+		error_ring_missing(ring);
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("node \"%s\" does not exist in ring \"%s\"", node, ring)));
+}
+
+/*
+ * After a change to a ring's nodes, the ring must still be buildable: this
+ * errors (undoing the change) if a node or the ring would have too many
+ * points.
+ */
+static void
+check_ring_size(const char *ring)
+{
+	ChashRingSpec *spec = chash_catalog_read_ring(ring, true);
+
+	if (spec != NULL)
+		(void) chash_ring_count_points(spec, NULL);
+}
+
+/*
+ * chash_ring_create(ring, algorithm, hash, vnodes, vnode_name, vnode_first,
+ *					 key_hash)
+ */
+PG_FUNCTION_INFO_V1(chash_ring_create);
+
+Datum
+chash_ring_create(PG_FUNCTION_ARGS)
+{
+	char	   *ring = arg_ring(fcinfo);
+	const ChashAlgorithm *algorithm;
+	const ChashHashFunction *hash;
+	const ChashHashFunction *key_hash = NULL;
+	int32		vnodes;
+	char	   *vnode_name;
+	int32		vnode_first;
+	Oid			argtypes[7] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, INT4OID};
+	Datum		args[7];
+	bool		nulls[7] = {false, false, false, false, false, false, false};
+
+	if (strlen(ring) < 1 || strlen(ring) > CHASH_MAX_RING_NAME)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_NAME),
+				 errmsg("ring name must be 1 to %d bytes long",
+						CHASH_MAX_RING_NAME),
+				 errdetail("The name given is %zu bytes long.", strlen(ring))));
+	algorithm = chash_algorithm_get(arg_text(fcinfo, 1, "algorithm"));
+	hash = chash_hash_get(arg_text(fcinfo, 2, "hash"));
+	if (PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("vnodes must not be null")));
+	vnodes = PG_GETARG_INT32(3);
+	check_vnodes(vnodes);
+	vnode_name = arg_text(fcinfo, 4, "vnode_name");
+	chash_template_check(vnode_name);
+	if (PG_ARGISNULL(5))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("vnode_first must not be null")));
+	vnode_first = PG_GETARG_INT32(5);
+	if (!PG_ARGISNULL(6))
+	{
+		key_hash = chash_hash_get(text_to_cstring(PG_GETARG_TEXT_PP(6)));
+		if (key_hash->bits != hash->bits)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("key_hash \"%s\" and hash \"%s\" have different widths",
+							key_hash->name, hash->name),
+					 errdetail("\"%s\" gives %d-bit values and \"%s\" %d-bit values; keys and points must share one space.",
+							   key_hash->name, key_hash->bits,
+							   hash->name, hash->bits)));
+	}
+
+	chash_catalog_check_privilege(CHASH_RING_TABLE, ACL_INSERT, ring);
+
+	args[0] = CStringGetTextDatum(ring);
+	args[1] = CStringGetTextDatum(algorithm->name);
+	args[2] = CStringGetTextDatum(hash->name);
+	if (key_hash != NULL)
+		args[3] = CStringGetTextDatum(key_hash->name);
+	else
+		nulls[3] = true;
+	args[4] = Int32GetDatum(vnodes);
+	args[5] = CStringGetTextDatum(vnode_name);
+	args[6] = Int32GetDatum(vnode_first);
+
+	if (chash_catalog_execute("INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " (ring, algorithm, hash, key_hash, vnodes,"
+							  " vnode_name, vnode_first)"
+							  " VALUES ($1, $2, $3, $4, $5, $6, $7)"
+							  " ON CONFLICT (ring) DO NOTHING",
+							  7, argtypes, args, nulls) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("ring \"%s\" already exists", ring)));
+	PG_RETURN_VOID();
+}
+
+/* chash_ring_drop(ring): the ring and all its nodes */
+PG_FUNCTION_INFO_V1(chash_ring_drop);
+
+Datum
+chash_ring_drop(PG_FUNCTION_ARGS)
+{
+	char	   *ring = arg_ring(fcinfo);
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {CStringGetTextDatum(ring)};
+	bool		nulls[1] = {false};
+
+	chash_catalog_check_privilege(CHASH_RING_TABLE, ACL_DELETE, ring);
+	if (chash_catalog_execute("DELETE FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " WHERE ring = $1",
+							  1, argtypes, args, nulls) == 0)
+		error_ring_missing(ring);
+	PG_RETURN_VOID();
+}
+
+/* chash_node_add(ring, node, weight, vnodes, zone) */
+PG_FUNCTION_INFO_V1(chash_node_add);
+
+Datum
+chash_node_add(PG_FUNCTION_ARGS)
+{
+	char	   *ring = arg_ring(fcinfo);
+	char	   *node = arg_text(fcinfo, 1, "node");
+	Oid			argtypes[5] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID};
+	Datum		args[5];
+	bool		nulls[5] = {false, false, false, false, false};
+
+	check_node_name(node);
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("weight must not be null")));
+	check_weight(PG_GETARG_FLOAT8(2));
+	if (!PG_ARGISNULL(3))
+		check_vnodes(PG_GETARG_INT32(3));
+
+	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_INSERT, ring);
+	if (!chash_catalog_ring_exists(ring))
+		error_ring_missing(ring);
+
+	args[0] = CStringGetTextDatum(ring);
+	args[1] = CStringGetTextDatum(node);
+	args[2] = PG_GETARG_DATUM(2);
+	args[3] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
+	nulls[3] = PG_ARGISNULL(3);
+	args[4] = PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4);
+	nulls[4] = PG_ARGISNULL(4);
+
+	if (chash_catalog_execute("INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " (ring, node, weight, vnodes, zone)"
+							  " VALUES ($1, $2, $3, $4, $5)"
+							  " ON CONFLICT (ring, node) DO NOTHING",
+							  5, argtypes, args, nulls) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("node \"%s\" already exists in ring \"%s\"", node, ring),
+				 errhint("Change it with chash_node_set().")));
+	check_ring_size(ring);
+	PG_RETURN_VOID();
+}
+
+/* chash_node_remove(ring, node) */
+PG_FUNCTION_INFO_V1(chash_node_remove);
+
+Datum
+chash_node_remove(PG_FUNCTION_ARGS)
+{
+	char	   *ring = arg_ring(fcinfo);
+	char	   *node = arg_text(fcinfo, 1, "node");
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2] = {CStringGetTextDatum(ring), CStringGetTextDatum(node)};
+	bool		nulls[2] = {false, false};
+
+	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_DELETE, ring);
+	if (chash_catalog_execute("DELETE FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " WHERE ring = $1 AND node = $2",
+							  2, argtypes, args, nulls) == 0)
+		error_node_missing(ring, node);
+	PG_RETURN_VOID();
+}
+
+/*
+ * chash_node_set(ring, node, weight, vnodes, state, zone): a NULL argument
+ * leaves that setting as it is.
+ */
+PG_FUNCTION_INFO_V1(chash_node_set);
+
+Datum
+chash_node_set(PG_FUNCTION_ARGS)
+{
+	char	   *ring = arg_ring(fcinfo);
+	char	   *node = arg_text(fcinfo, 1, "node");
+	Oid			argtypes[6] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID};
+	Datum		args[6];
+	bool		nulls[6];
+
+	if (!PG_ARGISNULL(2))
+		check_weight(PG_GETARG_FLOAT8(2));
+	if (!PG_ARGISNULL(3))
+		check_vnodes(PG_GETARG_INT32(3));
+	if (!PG_ARGISNULL(4))
+		check_state(text_to_cstring(PG_GETARG_TEXT_PP(4)));
+
+	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_UPDATE, ring);
+
+	args[0] = CStringGetTextDatum(ring);
+	args[1] = CStringGetTextDatum(node);
+	nulls[0] = nulls[1] = false;
+	for (int i = 2; i < 6; i++)
+	{
+		nulls[i] = PG_ARGISNULL(i);
+		args[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(i);
+	}
+
+	if (chash_catalog_execute("UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " SET weight = coalesce($3, weight),"
+							  " vnodes = coalesce($4, vnodes),"
+							  " state = coalesce($5, state),"
+							  " zone = coalesce($6, zone)"
+							  " WHERE ring = $1 AND node = $2",
+							  6, argtypes, args, nulls) == 0)
+		error_node_missing(ring, node);
+	check_ring_size(ring);
+	PG_RETURN_VOID();
+}

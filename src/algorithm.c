@@ -1,0 +1,64 @@
+/*-------------------------------------------------------------------------
+ *
+ * algorithm.c
+ *	  The table of ring algorithms.
+ *
+ * An algorithm says how many points each node gets and where they are; the
+ * generic code in ring.c sorts them and finds owners.  Adding one is a file
+ * algo_<name>.c and a line in chash_algorithms[] below.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "chash.h"
+
+static const ChashAlgorithm *const chash_algorithms[] = {
+	&chash_algorithm_ring,
+};
+
+int
+chash_algorithm_count(void)
+{
+	return lengthof(chash_algorithms);
+}
+
+const ChashAlgorithm *
+chash_algorithm_at(int i)
+{
+	Assert(i >= 0 && i < lengthof(chash_algorithms));
+	return chash_algorithms[i];
+}
+
+/* The algorithm of that name, or NULL */
+const ChashAlgorithm *
+chash_algorithm_find(const char *name)
+{
+	for (int i = 0; i < lengthof(chash_algorithms); i++)
+	{
+		if (strcmp(chash_algorithms[i]->name, name) == 0)
+			return chash_algorithms[i];
+	}
+	return NULL;
+}
+
+/* The algorithm of that name; an error listing the valid ones if none */
+const ChashAlgorithm *
+chash_algorithm_get(const char *name)
+{
+	const ChashAlgorithm *algorithm = chash_algorithm_find(name);
+	StringInfoData valid;
+
+	if (algorithm != NULL)
+		return algorithm;
+
+	initStringInfo(&valid);
+	for (int i = 0; i < lengthof(chash_algorithms); i++)
+		appendStringInfo(&valid, "%s\"%s\"", i > 0 ? ", " : "",
+						 chash_algorithms[i]->name);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown algorithm \"%s\"", name),
+			 errhint("Valid algorithms are %s.", valid.data)));
+	return NULL;				/* keep compiler quiet */
+}

@@ -1,0 +1,298 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.c
+ *	  Reading and changing the catalog tables chash.ring_config and
+ *	  chash.node_config, and the trigger that invalidates cached rings.
+ *
+ * Everything goes through SPI with the caller's rights, so the tables'
+ * privileges decide who may read and who may change rings.  Reads use the
+ * active snapshot: a ring is what the calling statement sees of the tables.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_type_d.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "chash.h"
+
+static Oid	ring_table_oid = InvalidOid;
+static Oid	node_table_oid = InvalidOid;
+
+/* The OID of one of the catalog tables; an error if chash is not installed */
+Oid
+chash_catalog_relid(const char *table)
+{
+	Oid		   *cached = strcmp(table, CHASH_RING_TABLE) == 0 ?
+		&ring_table_oid : &node_table_oid;
+
+	if (!OidIsValid(*cached))
+	{
+		Oid			nsp = get_namespace_oid(CHASH_SCHEMA, true);
+		Oid			relid = OidIsValid(nsp) ? get_relname_relid(table, nsp) : InvalidOid;
+
+		if (!OidIsValid(relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("relation \"%s.%s\" does not exist",
+							CHASH_SCHEMA, table),
+					 errhint("The chash extension may have been dropped; run CREATE EXTENSION chash.")));
+		*cached = relid;
+	}
+	return *cached;
+}
+
+/* Forget the tables' OIDs; they are looked up again on next use */
+void
+chash_catalog_forget_relids(void)
+{
+	ring_table_oid = InvalidOid;
+	node_table_oid = InvalidOid;
+}
+
+bool
+chash_catalog_is_ours(Oid relid)
+{
+	return relid == ring_table_oid || relid == node_table_oid;
+}
+
+/*
+ * A string of the catalog in UTF-8, the bytes chash hashes: the same
+ * pointer where the database encoding needs no conversion.
+ */
+static const char *
+to_utf8(const char *s, int *len)
+{
+	const char *u = pg_server_to_any(s, strlen(s), PG_UTF8);
+
+	*len = strlen(u);
+	return u;
+}
+
+static int
+node_spec_cmp(const void *a, const void *b)
+{
+	const ChashNodeSpec *na = (const ChashNodeSpec *) a;
+	const ChashNodeSpec *nb = (const ChashNodeSpec *) b;
+	int			cmp = memcmp(na->name_utf8, nb->name_utf8,
+							 Min(na->name_utf8_len, nb->name_utf8_len));
+
+	if (cmp != 0)
+		return cmp;
+	return na->name_utf8_len - nb->name_utf8_len;
+}
+
+/* Text of column col of the current SPI row, copied into mcxt; NULL if null */
+static char *
+spi_text(HeapTuple tuple, int col, MemoryContext mcxt)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, col, &isnull);
+
+	if (isnull)
+		return NULL;
+	return MemoryContextStrdup(mcxt, TextDatumGetCString(d));
+}
+
+static Datum
+spi_value(HeapTuple tuple, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, col, &isnull);
+
+	Assert(!isnull);
+	return d;
+}
+
+/*
+ * Read a ring's configuration, as the active snapshot sees it, into the
+ * current memory context; NULL if there is no such ring.  With
+ * see_own_changes, a fresh snapshot also sees the calling command's own
+ * changes (for checks after a change).
+ */
+ChashRingSpec *
+chash_catalog_read_ring(const char *ring, bool see_own_changes)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1];
+	ChashRingSpec *spec;
+	bool		pushed = false;
+	int			ret;
+
+	(void) chash_catalog_relid(CHASH_RING_TABLE);
+	(void) chash_catalog_relid(CHASH_NODE_TABLE);
+
+	args[0] = CStringGetTextDatum(ring);
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pushed = true;
+	}
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+
+	ret = SPI_execute_with_args("SELECT algorithm, hash, coalesce(key_hash, hash),"
+								" vnodes, vnode_name, vnode_first"
+								" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+								" WHERE ring = $1",
+								1, argtypes, args, NULL, !see_own_changes, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read ring \"%s\": %s", ring,
+			 SPI_result_code_string(ret));
+	if (SPI_processed == 0)
+	{
+		SPI_finish();
+		if (pushed)
+			PopActiveSnapshot();
+		return NULL;
+	}
+
+	spec = MemoryContextAllocZero(callercxt, sizeof(ChashRingSpec));
+	{
+		HeapTuple	row = SPI_tuptable->vals[0];
+		char	   *algorithm = spi_text(row, 1, callercxt);
+		char	   *hash = spi_text(row, 2, callercxt);
+		char	   *key_hash = spi_text(row, 3, callercxt);
+
+		strlcpy(spec->name, ring, sizeof(spec->name));
+		spec->algorithm = chash_algorithm_get(algorithm);
+		spec->hash = chash_hash_get(hash);
+		spec->key_hash = chash_hash_get(key_hash);
+		spec->vnodes = DatumGetInt32(spi_value(row, 4));
+		spec->vnode_name = spi_text(row, 5, callercxt);
+		spec->vnode_first = DatumGetInt32(spi_value(row, 6));
+	}
+
+	ret = SPI_execute_with_args("SELECT node, weight, coalesce(vnodes, 0),"
+								" state = 'active'"
+								" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+								" WHERE ring = $1",
+								1, argtypes, args, NULL, !see_own_changes, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read the nodes of ring \"%s\": %s", ring,
+			 SPI_result_code_string(ret));
+
+	spec->nnodes = (int) SPI_processed;
+	spec->nodes = MemoryContextAllocZero(callercxt,
+										 sizeof(ChashNodeSpec) * Max(spec->nnodes, 1));
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		HeapTuple	row = SPI_tuptable->vals[k];
+		ChashNodeSpec *n = &spec->nodes[k];
+
+		n->name = spi_text(row, 1, callercxt);
+		n->name_len = strlen(n->name);
+		n->weight = DatumGetFloat8(spi_value(row, 2));
+		n->vnodes = DatumGetInt32(spi_value(row, 3));
+		n->active = DatumGetBool(spi_value(row, 4));
+	}
+	SPI_finish();
+	if (pushed)
+		PopActiveSnapshot();
+
+	/* conversions allocate, so do them once back in the caller's context */
+	spec->vnode_name_utf8 = to_utf8(spec->vnode_name, &spec->vnode_name_utf8_len);
+	for (int k = 0; k < spec->nnodes; k++)
+		spec->nodes[k].name_utf8 = to_utf8(spec->nodes[k].name,
+										   &spec->nodes[k].name_utf8_len);
+	qsort(spec->nodes, spec->nnodes, sizeof(ChashNodeSpec), node_spec_cmp);
+
+	return spec;
+}
+
+/*
+ * Ring changes need the named privilege on the catalog table; say so
+ * clearly before touching anything.
+ */
+void
+chash_catalog_check_privilege(const char *table, AclMode mode,
+							  const char *ring)
+{
+	Oid			relid = chash_catalog_relid(table);
+
+	if (pg_class_aclcheck(relid, GetUserId(), mode) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to change ring \"%s\"", ring),
+				 errdetail("This needs %s privilege on table %s.%s.",
+						   mode == ACL_INSERT ? "INSERT" :
+						   mode == ACL_UPDATE ? "UPDATE" : "DELETE",
+						   CHASH_SCHEMA, table),
+				 errhint("Rings are changed by the owner of the chash extension, or by roles it grants these privileges to.")));
+}
+
+/*
+ * Run one statement that changes the catalog, with text, int4 and float8
+ * parameters (a NULL Datum pointer array entry is SQL NULL); returns the
+ * number of rows it processed.
+ */
+uint64
+chash_catalog_execute(const char *sql, int nargs, const Oid *argtypes,
+					  const Datum *args, const bool *argnulls)
+{
+	char		nulls[16];
+	int			ret;
+	uint64		processed;
+
+	Assert(nargs <= lengthof(nulls));
+	for (int i = 0; i < nargs; i++)
+		nulls[i] = argnulls[i] ? 'n' : ' ';
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	ret = SPI_execute_with_args(sql, nargs, (Oid *) argtypes, (Datum *) args,
+								nulls, false, 0);
+	if (ret < 0)
+		elog(ERROR, "could not change the chash catalog: %s",
+			 SPI_result_code_string(ret));
+	processed = SPI_processed;
+	SPI_finish();
+	return processed;
+}
+
+/* Whether the ring exists, as this command sees the catalog */
+bool
+chash_catalog_ring_exists(const char *ring)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {CStringGetTextDatum(ring)};
+	bool		nulls[1] = {false};
+
+	return chash_catalog_execute("SELECT 1 FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+								 " WHERE ring = $1",
+								 1, argtypes, args, nulls) > 0;
+}
+
+/*
+ * Trigger on the catalog tables: any change, by the functions or by plain
+ * DML, invalidates the tables' relcache entries.  Every backend's relcache
+ * callback (cache.c) then drops its cached rings: this backend's at the end
+ * of the command, the others' when the transaction commits.
+ */
+PG_FUNCTION_INFO_V1(chash_invalidate_cache);
+
+Datum
+chash_invalidate_cache(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function \"chash_invalidate_cache\" must be called as a trigger")));
+
+	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
+	PG_RETURN_POINTER(NULL);
+}

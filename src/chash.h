@@ -1,0 +1,191 @@
+/*-------------------------------------------------------------------------
+ *
+ * chash.h
+ *	  Shared types and declarations of the chash extension.
+ *
+ * The layers, from the bottom up:
+ *	  hash.c		the table of hash functions
+ *	  algorithm.c	the table of ring algorithms; algo_*.c one file each
+ *	  ring.c		building a ring's points and finding owners (pure:
+ *					configuration in, points out; no catalog access)
+ *	  catalog.c		reading and changing chash.ring_config/node_config
+ *	  cache.c		the per-backend cache of built rings
+ *	  lookup.c, admin.c
+ *					thin fmgr wrappers for routing and for ring changes
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CHASH_H
+#define CHASH_H
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "nodes/parsenodes.h"
+#include "utils/builtins.h"
+
+/* Schema and tables of the catalog, as created by the install script */
+#define CHASH_SCHEMA			"chash"
+#define CHASH_RING_TABLE		"ring_config"
+#define CHASH_NODE_TABLE		"node_config"
+
+/* Limits, mirrored by the CHECK constraints of the catalog tables */
+#define CHASH_MAX_RING_NAME		(NAMEDATALEN - 1)
+#define CHASH_MAX_VNODES		16777216
+/* 12 bytes a point keeps a ring of this size under 1 GB of memory */
+#define CHASH_MAX_RING_POINTS	(64 * 1024 * 1024)
+
+/*
+ * Hash functions (hash.c).  Every function maps bytes to an unsigned value
+ * of 'bits' bits (32 or 64), returned in the low bits of a uint64.
+ */
+typedef uint64 (*ChashHashFn) (const unsigned char *data, size_t len);
+
+typedef struct ChashHashFunction
+{
+	const char *name;
+	int			bits;
+	ChashHashFn fn;
+	const char *description;
+} ChashHashFunction;
+
+extern const ChashHashFunction *chash_hash_find(const char *name);
+extern const ChashHashFunction *chash_hash_get(const char *name);
+extern int	chash_hash_count(void);
+extern const ChashHashFunction *chash_hash_at(int i);
+
+/*
+ * A position on the ring as SQL shows it: a 32-bit value as itself, a
+ * 64-bit one reinterpreted as signed (the convention of hashtextextended).
+ */
+static inline int64
+chash_position_to_int64(uint64 position)
+{
+	return (int64) position;
+}
+
+/* Decimal digits of value into buf (MAXINT8LEN + 1 bytes); returns the length */
+static inline int
+chash_format_int64(int64 value, char *buf)
+{
+#if PG_VERSION_NUM >= 140000
+	return pg_lltoa(value, buf);
+#else
+	pg_lltoa(value, buf);
+	return strlen(buf);
+#endif
+}
+
+/*
+ * A ring's configuration, as read from the catalog.  Strings are kept both
+ * in the server encoding (for display) and in UTF-8 (the bytes that are
+ * hashed); in a UTF-8 database both point to the same memory.
+ */
+typedef struct ChashNodeSpec
+{
+	const char *name;			/* server encoding, NUL-terminated */
+	int			name_len;
+	const char *name_utf8;
+	int			name_utf8_len;
+	double		weight;
+	int32		vnodes;			/* the node's own vnodes, 0 if unset */
+	bool		active;
+} ChashNodeSpec;
+
+struct ChashAlgorithm;
+
+typedef struct ChashRingSpec
+{
+	char		name[NAMEDATALEN];
+	const struct ChashAlgorithm *algorithm;
+	const ChashHashFunction *hash;	/* hashes the points */
+	const ChashHashFunction *key_hash;	/* hashes the keys */
+	int32		vnodes;
+	const char *vnode_name;		/* template, server encoding */
+	const char *vnode_name_utf8;
+	int			vnode_name_utf8_len;
+	int32		vnode_first;
+	int			nnodes;
+	ChashNodeSpec *nodes;		/* sorted by UTF-8 name, byte order */
+} ChashRingSpec;
+
+/*
+ * One point while a ring is built: its position, the index of its node in
+ * the spec and the node's vnode number counted from 0.  Sorting by all three
+ * gives ring order with ties broken by node name, then vnode.
+ */
+typedef struct ChashPoint
+{
+	uint64		position;
+	uint32		node;
+	uint32		vnode;
+} ChashPoint;
+
+/* Ring algorithms (algorithm.c, algo_*.c) */
+typedef struct ChashAlgorithm
+{
+	const char *name;
+	/* how many points node 'node' of the spec gets; errors beyond limits */
+	int64		(*node_points) (const ChashRingSpec *spec, int node);
+	/* fill out[0..n-1] with that node's points, n as node_points says */
+	void		(*node_build) (const ChashRingSpec *spec, int node,
+							   ChashPoint *out);
+	/* append the name of one point, in the server encoding, to buf */
+	void		(*point_label) (const ChashRingSpec *spec, int node,
+								uint32 vnode, StringInfo buf);
+	const char *description;
+} ChashAlgorithm;
+
+extern const ChashAlgorithm *chash_algorithm_find(const char *name);
+extern const ChashAlgorithm *chash_algorithm_get(const char *name);
+extern int	chash_algorithm_count(void);
+extern const ChashAlgorithm *chash_algorithm_at(int i);
+
+extern const ChashAlgorithm chash_algorithm_ring;
+
+/*
+ * A built ring (ring.c): immutable once built.  Points are kept as two
+ * parallel arrays (12 bytes a point) in ring order.
+ */
+typedef struct ChashRing
+{
+	MemoryContext mcxt;			/* holds this struct and everything below */
+	ChashRingSpec spec;
+	uint32		npoints;
+	uint64	   *positions;		/* ascending, unsigned */
+	uint32	   *owners;			/* node index of each point */
+	uint32	   *node_points;	/* number of points of each node */
+	int			nactive;		/* nodes that own at least one point */
+} ChashRing;
+
+extern int64 chash_ring_count_points(const ChashRingSpec *spec,
+									 int64 *node_counts);
+extern ChashPoint *chash_ring_build_points(const ChashRingSpec *spec,
+										   uint32 *npoints);
+extern ChashRing *chash_ring_build(const ChashRingSpec *spec,
+								   MemoryContext parent);
+extern uint32 chash_ring_find(const ChashRing *ring, uint64 position);
+extern void chash_template_check(const char *tmpl);
+
+/* Catalog access (catalog.c) */
+extern ChashRingSpec *chash_catalog_read_ring(const char *ring,
+											  bool see_own_changes);
+extern Oid	chash_catalog_relid(const char *table);
+extern void chash_catalog_forget_relids(void);
+extern bool chash_catalog_is_ours(Oid relid);
+extern void chash_catalog_check_privilege(const char *table, AclMode mode,
+										  const char *ring);
+extern uint64 chash_catalog_execute(const char *sql, int nargs,
+									const Oid *argtypes, const Datum *args,
+									const bool *argnulls);
+extern bool chash_catalog_ring_exists(const char *ring);
+
+/* The per-backend cache (cache.c) */
+extern uint64 chash_cache_generation;
+extern void chash_cache_init(void);
+extern const ChashRing *chash_cache_get_ring(const char *name, int len,
+											 uint64 *generation);
+
+/* Module set-up and compatibility (chash.c) */
+extern void chash_materialized_srf(FunctionCallInfo fcinfo);
+
+#endif							/* CHASH_H */

@@ -1,0 +1,259 @@
+/*-------------------------------------------------------------------------
+ *
+ * hash.c
+ *	  The table of hash functions chash can put points and keys with.
+ *
+ * Libraries where a well-kept one exists (libxxhash, zlib, PostgreSQL's own
+ * MD5 and hash_bytes); our own code only for the few-line FNV and
+ * MurmurHash3 functions.  Every function is checked against published test
+ * vectors in the regression suite (test/sql/hash_functions.sql).
+ *
+ * Adding a hash function is one line in chash_hash_functions[] below.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <zlib.h>
+
+#include "common/hashfn.h"
+#include "common/md5.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "chash.h"
+
+static uint64
+hash_xxh3_64(const unsigned char *data, size_t len)
+{
+	return XXH3_64bits(data, len);
+}
+
+static uint64
+hash_xxh64(const unsigned char *data, size_t len)
+{
+	return XXH64(data, len, 0);
+}
+
+/* FNV-1 and FNV-1a (Fowler, Noll, Vo), offset bases and primes of the spec */
+#define FNV32_OFFSET	UINT64CONST(2166136261)
+#define FNV32_PRIME		UINT64CONST(16777619)
+#define FNV64_OFFSET	UINT64CONST(14695981039346656037)
+#define FNV64_PRIME		UINT64CONST(1099511628211)
+
+static uint64
+hash_fnv1_32(const unsigned char *data, size_t len)
+{
+	uint32		h = (uint32) FNV32_OFFSET;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		h *= (uint32) FNV32_PRIME;
+		h ^= data[i];
+	}
+	return h;
+}
+
+static uint64
+hash_fnv1a_32(const unsigned char *data, size_t len)
+{
+	uint32		h = (uint32) FNV32_OFFSET;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		h ^= data[i];
+		h *= (uint32) FNV32_PRIME;
+	}
+	return h;
+}
+
+static uint64
+hash_fnv1_64(const unsigned char *data, size_t len)
+{
+	uint64		h = FNV64_OFFSET;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		h *= FNV64_PRIME;
+		h ^= data[i];
+	}
+	return h;
+}
+
+static uint64
+hash_fnv1a_64(const unsigned char *data, size_t len)
+{
+	uint64		h = FNV64_OFFSET;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		h ^= data[i];
+		h *= FNV64_PRIME;
+	}
+	return h;
+}
+
+static inline uint32
+rotl32(uint32 x, int r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+/* MurmurHash3_x86_32 (Austin Appleby), seed 0, bytes read little-endian */
+static uint64
+hash_murmur3_32(const unsigned char *data, size_t len)
+{
+	const uint32 c1 = 0xcc9e2d51;
+	const uint32 c2 = 0x1b873593;
+	size_t		nblocks = len / 4;
+	const unsigned char *tail = data + nblocks * 4;
+	uint32		h = 0;
+	uint32		k;
+
+	for (size_t i = 0; i < nblocks; i++)
+	{
+		const unsigned char *b = data + i * 4;
+
+		k = (uint32) b[0] | ((uint32) b[1] << 8) |
+			((uint32) b[2] << 16) | ((uint32) b[3] << 24);
+		k *= c1;
+		k = rotl32(k, 15);
+		k *= c2;
+		h ^= k;
+		h = rotl32(h, 13);
+		h = h * 5 + 0xe6546b64;
+	}
+
+	k = 0;
+	switch (len & 3)
+	{
+		case 3:
+			k ^= (uint32) tail[2] << 16;
+			/* FALLTHROUGH */
+		case 2:
+			k ^= (uint32) tail[1] << 8;
+			/* FALLTHROUGH */
+		case 1:
+			k ^= tail[0];
+			k *= c1;
+			k = rotl32(k, 15);
+			k *= c2;
+			h ^= k;
+	}
+
+	/* the reference takes the length as a 32-bit int */
+	h ^= (uint32) len;
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	return h;
+}
+
+/* CRC-32 (IEEE 802.3), as zlib's crc32() and MySQL's CRC32() */
+static uint64
+hash_crc32(const unsigned char *data, size_t len)
+{
+	uLong		crc = crc32(0L, Z_NULL, 0);
+
+	while (len > 0)
+	{
+		uInt		chunk = len > (size_t) PG_INT32_MAX ? PG_INT32_MAX : (uInt) len;
+
+		crc = crc32(crc, data, chunk);
+		data += chunk;
+		len -= chunk;
+	}
+	return (uint32) crc;
+}
+
+/* The ketama hash: the first four bytes of the MD5 digest, little-endian */
+static uint64
+hash_md5(const unsigned char *data, size_t len)
+{
+	uint8		digest[16];
+	bool		ok;
+
+#if PG_VERSION_NUM >= 150000
+	const char *errstr = NULL;
+
+	ok = pg_md5_binary(data, len, digest, &errstr);
+#else
+	ok = pg_md5_binary(data, len, digest);
+#endif
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not compute MD5 digest")));
+
+	return (uint32) digest[0] | ((uint32) digest[1] << 8) |
+		((uint32) digest[2] << 16) | ((uint32) digest[3] << 24);
+}
+
+/* PostgreSQL's own, as hashtextextended(key, 0) */
+static uint64
+hash_pg(const unsigned char *data, size_t len)
+{
+	return hash_bytes_extended(data, (int) len, 0);
+}
+
+static const ChashHashFunction chash_hash_functions[] = {
+	{"xxh3_64", 64, hash_xxh3_64, "XXH3 64-bit (libxxhash), seed 0"},
+	{"xxh64", 64, hash_xxh64, "XXH64 (libxxhash), seed 0"},
+	{"murmur3_32", 32, hash_murmur3_32, "MurmurHash3 x86 32-bit, seed 0"},
+	{"fnv1_32", 32, hash_fnv1_32, "FNV-1 32-bit"},
+	{"fnv1a_32", 32, hash_fnv1a_32, "FNV-1a 32-bit"},
+	{"fnv1_64", 64, hash_fnv1_64, "FNV-1 64-bit"},
+	{"fnv1a_64", 64, hash_fnv1a_64, "FNV-1a 64-bit"},
+	{"crc32", 32, hash_crc32, "CRC-32 (IEEE), as zlib and MySQL's CRC32()"},
+	{"md5", 32, hash_md5, "first 4 bytes of MD5, little-endian (ketama)"},
+	{"pg", 64, hash_pg, "PostgreSQL's hash_bytes_extended, seed 0, as hashtextextended(key, 0)"},
+};
+
+int
+chash_hash_count(void)
+{
+	return lengthof(chash_hash_functions);
+}
+
+const ChashHashFunction *
+chash_hash_at(int i)
+{
+	Assert(i >= 0 && i < lengthof(chash_hash_functions));
+	return &chash_hash_functions[i];
+}
+
+/* The hash function of that name, or NULL */
+const ChashHashFunction *
+chash_hash_find(const char *name)
+{
+	for (int i = 0; i < lengthof(chash_hash_functions); i++)
+	{
+		if (strcmp(chash_hash_functions[i].name, name) == 0)
+			return &chash_hash_functions[i];
+	}
+	return NULL;
+}
+
+/* The hash function of that name; an error listing the valid ones if none */
+const ChashHashFunction *
+chash_hash_get(const char *name)
+{
+	const ChashHashFunction *hash = chash_hash_find(name);
+	StringInfoData valid;
+
+	if (hash != NULL)
+		return hash;
+
+	initStringInfo(&valid);
+	for (int i = 0; i < lengthof(chash_hash_functions); i++)
+		appendStringInfo(&valid, "%s\"%s\"", i > 0 ? ", " : "",
+						 chash_hash_functions[i].name);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown hash function \"%s\"", name),
+			 errhint("Valid hash functions are %s.", valid.data)));
+	return NULL;				/* keep compiler quiet */
+}

@@ -1,0 +1,433 @@
+/*-------------------------------------------------------------------------
+ *
+ * lookup.c
+ *	  SQL routing functions: chash_lookup, chash_lookup_n, chash_position,
+ *	  chash_hash, chash_points and the helpers behind the views.
+ *
+ * The per-call path touches no catalog: the first call of a statement
+ * resolves the ring through the cache and keeps it in fn_extra with its
+ * generation; later calls only compare the generation and the ring name.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type_d.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+#include "utils/uuid.h"
+
+#include "chash.h"
+
+/* What a routing function keeps between calls */
+typedef struct RingCallCache
+{
+	uint64		generation;		/* 0 until a ring is resolved */
+	const ChashRing *ring;
+	int			name_len;
+	char		name[NAMEDATALEN];
+} RingCallCache;
+
+static pg_noinline const ChashRing *
+call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
+{
+	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (cc == NULL)
+	{
+		cc = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+									sizeof(RingCallCache));
+		fcinfo->flinfo->fn_extra = cc;
+		/* a new statement: see what other sessions committed before it */
+		AcceptInvalidationMessages();
+	}
+	cc->ring = chash_cache_get_ring(name, len, &cc->generation);
+	cc->name_len = len;
+	memcpy(cc->name, name, len);
+	return cc->ring;
+}
+
+/* The ring named by argument 0 */
+static inline const ChashRing *
+call_ring(FunctionCallInfo fcinfo)
+{
+	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
+	text	   *arg = PG_GETARG_TEXT_PP(0);
+	const char *name = VARDATA_ANY(arg);
+	int			len = VARSIZE_ANY_EXHDR(arg);
+
+	if (likely(cc != NULL &&
+			   cc->generation == chash_cache_generation &&
+			   cc->name_len == len &&
+			   memcmp(cc->name, name, len) == 0))
+		return cc->ring;
+	return call_ring_resolve(fcinfo, name, len);
+}
+
+static pg_noinline void
+error_no_active_nodes(const ChashRing *ring)
+{
+	if (ring->spec.nnodes == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ring \"%s\" has no active nodes", ring->spec.name),
+				 errdetail("The ring has no nodes."),
+				 errhint("Add one with chash_node_add().")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("ring \"%s\" has no active nodes", ring->spec.name),
+			 errdetail("All %d of its nodes are down.", ring->spec.nnodes),
+			 errhint("Bring one back with chash_node_set(ring, node, state => 'active').")));
+}
+
+/* How a key of each SQL type is turned into the bytes that are hashed */
+typedef enum ChashKeyType
+{
+	CHASH_KEY_TEXT,				/* its UTF-8 bytes */
+	CHASH_KEY_BYTEA,			/* its bytes */
+	CHASH_KEY_INT4,				/* its decimal text */
+	CHASH_KEY_INT8,				/* its decimal text */
+	CHASH_KEY_UUID				/* its canonical lower-case text */
+} ChashKeyType;
+
+/* Hash text in the server encoding as its UTF-8 bytes */
+static inline uint64
+hash_server_text(const ChashHashFunction *hash, const char *s, int len)
+{
+	int			encoding = GetDatabaseEncoding();
+
+	if (likely(encoding == PG_UTF8 || encoding == PG_SQL_ASCII))
+		return hash->fn((const unsigned char *) s, len);
+	else
+	{
+		char	   *u = pg_server_to_any(s, len, PG_UTF8);
+		uint64		h = hash->fn((const unsigned char *) u, strlen(u));
+
+		if (u != s)
+			pfree(u);
+		return h;
+	}
+}
+
+static inline int
+format_uuid(const pg_uuid_t *uuid, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	int			len = 0;
+
+	for (int i = 0; i < UUID_LEN; i++)
+	{
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			buf[len++] = '-';
+		buf[len++] = hex[uuid->data[i] >> 4];
+		buf[len++] = hex[uuid->data[i] & 0x0F];
+	}
+	return len;
+}
+
+/* The hash of key argument argno, of the given type */
+static pg_attribute_always_inline uint64
+hash_key_arg(const ChashHashFunction *hash, FunctionCallInfo fcinfo,
+			 int argno, ChashKeyType type)
+{
+	char		buf[MAXINT8LEN + 1 + 2 * UUID_LEN];
+	int			len;
+
+	switch (type)
+	{
+		case CHASH_KEY_TEXT:
+			{
+				text	   *t = PG_GETARG_TEXT_PP(argno);
+
+				return hash_server_text(hash, VARDATA_ANY(t),
+										VARSIZE_ANY_EXHDR(t));
+			}
+		case CHASH_KEY_BYTEA:
+			{
+				bytea	   *b = PG_GETARG_BYTEA_PP(argno);
+
+				return hash->fn((const unsigned char *) VARDATA_ANY(b),
+								VARSIZE_ANY_EXHDR(b));
+			}
+		case CHASH_KEY_INT4:
+			len = chash_format_int64(PG_GETARG_INT32(argno), buf);
+			break;
+		case CHASH_KEY_INT8:
+			len = chash_format_int64(PG_GETARG_INT64(argno), buf);
+			break;
+		case CHASH_KEY_UUID:
+			len = format_uuid(PG_GETARG_UUID_P(argno), buf);
+			break;
+		default:
+			pg_unreachable();
+	}
+	return hash->fn((const unsigned char *) buf, len);
+}
+
+static inline text *
+node_text(const ChashRing *ring, uint32 node)
+{
+	const ChashNodeSpec *n = &ring->spec.nodes[node];
+
+	return cstring_to_text_with_len(n->name, n->name_len);
+}
+
+/* chash_lookup(ring, key): the node that owns the key */
+static pg_attribute_always_inline Datum
+lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
+{
+	const ChashRing *ring = call_ring(fcinfo);
+	uint64		position;
+
+	if (unlikely(ring->npoints == 0))
+		error_no_active_nodes(ring);
+	position = hash_key_arg(ring->spec.key_hash, fcinfo, 1, type);
+	PG_RETURN_TEXT_P(node_text(ring, ring->owners[chash_ring_find(ring, position)]));
+}
+
+/*
+ * chash_lookup_n(ring, key, n): the first n distinct nodes clockwise from
+ * the key, a preference list whose first element is chash_lookup's answer.
+ */
+static pg_attribute_always_inline Datum
+lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
+{
+	const ChashRing *ring = call_ring(fcinfo);
+	int32		n = PG_GETARG_INT32(2);
+	uint64		position;
+	uint32		at;
+	bool	   *seen;
+	Datum	   *nodes;
+	int			found = 0;
+
+	if (unlikely(ring->npoints == 0))
+		error_no_active_nodes(ring);
+	if (n < 1 || n > ring->nactive)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("n must be between 1 and the number of active nodes (%d)",
+						ring->nactive),
+				 errdetail("n is %d.", n)));
+
+	position = hash_key_arg(ring->spec.key_hash, fcinfo, 1, type);
+	at = chash_ring_find(ring, position);
+	seen = palloc0(sizeof(bool) * ring->spec.nnodes);
+	nodes = palloc(sizeof(Datum) * n);
+	for (uint32 step = 0; step < ring->npoints && found < n; step++)
+	{
+		uint32		owner = ring->owners[at];
+
+		if (!seen[owner])
+		{
+			seen[owner] = true;
+			nodes[found++] = PointerGetDatum(node_text(ring, owner));
+		}
+		if (++at == ring->npoints)
+			at = 0;
+	}
+	Assert(found == n);
+	pfree(seen);
+	PG_RETURN_ARRAYTYPE_P(construct_array(nodes, n, TEXTOID, -1, false,
+										  TYPALIGN_INT));
+}
+
+/* chash_position(ring, key): where the key falls on the ring */
+static pg_attribute_always_inline Datum
+position_internal(FunctionCallInfo fcinfo, ChashKeyType type)
+{
+	const ChashRing *ring = call_ring(fcinfo);
+
+	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(ring->spec.key_hash,
+														 fcinfo, 1, type)));
+}
+
+/* One C function per SQL overload, each a specialisation of the above */
+#define CHASH_ROUTING_FUNCTIONS(suffix, keytype) \
+PG_FUNCTION_INFO_V1(chash_lookup_##suffix); \
+Datum \
+chash_lookup_##suffix(PG_FUNCTION_ARGS) \
+{ \
+	return lookup_internal(fcinfo, keytype); \
+} \
+PG_FUNCTION_INFO_V1(chash_lookup_n_##suffix); \
+Datum \
+chash_lookup_n_##suffix(PG_FUNCTION_ARGS) \
+{ \
+	return lookup_n_internal(fcinfo, keytype); \
+} \
+PG_FUNCTION_INFO_V1(chash_position_##suffix); \
+Datum \
+chash_position_##suffix(PG_FUNCTION_ARGS) \
+{ \
+	return position_internal(fcinfo, keytype); \
+}
+
+CHASH_ROUTING_FUNCTIONS(text, CHASH_KEY_TEXT)
+CHASH_ROUTING_FUNCTIONS(bytea, CHASH_KEY_BYTEA)
+CHASH_ROUTING_FUNCTIONS(int4, CHASH_KEY_INT4)
+CHASH_ROUTING_FUNCTIONS(int8, CHASH_KEY_INT8)
+CHASH_ROUTING_FUNCTIONS(uuid, CHASH_KEY_UUID)
+
+/* What chash_hash keeps between calls: the function last named */
+typedef struct HashCallCache
+{
+	const ChashHashFunction *hash;
+	char		name[NAMEDATALEN];
+} HashCallCache;
+
+static const ChashHashFunction *
+call_hash(FunctionCallInfo fcinfo)
+{
+	HashCallCache *hc = (HashCallCache *) fcinfo->flinfo->fn_extra;
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	if (hc == NULL)
+	{
+		hc = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+									sizeof(HashCallCache));
+		fcinfo->flinfo->fn_extra = hc;
+	}
+	if (hc->hash == NULL || strcmp(hc->name, name) != 0)
+	{
+		hc->hash = chash_hash_get(name);
+		strlcpy(hc->name, hc->hash->name, sizeof(hc->name));
+	}
+	pfree(name);
+	return hc->hash;
+}
+
+/* chash_hash(hash, key): a hash function applied to a key, as a position */
+PG_FUNCTION_INFO_V1(chash_hash_text);
+
+Datum
+chash_hash_text(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo),
+														 fcinfo, 1,
+														 CHASH_KEY_TEXT)));
+}
+
+PG_FUNCTION_INFO_V1(chash_hash_bytea);
+
+Datum
+chash_hash_bytea(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo),
+														 fcinfo, 1,
+														 CHASH_KEY_BYTEA)));
+}
+
+/*
+ * chash_points(ring): every point in ring order, with its node and the name
+ * of its virtual node.  Built by the same code as the cached ring.
+ */
+PG_FUNCTION_INFO_V1(chash_points);
+
+Datum
+chash_points(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const ChashRing *ring = call_ring(fcinfo);
+	const ChashRingSpec *spec = &ring->spec;
+	ChashPoint *points;
+	uint32		npoints;
+	StringInfoData label;
+
+	chash_materialized_srf(fcinfo);
+
+	points = chash_ring_build_points(spec, &npoints);
+	initStringInfo(&label);
+	for (uint32 j = 0; j < npoints; j++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		resetStringInfo(&label);
+		spec->algorithm->point_label(spec, points[j].node, points[j].vnode,
+									 &label);
+		values[0] = Int64GetDatum(chash_position_to_int64(points[j].position));
+		values[1] = PointerGetDatum(node_text(ring, points[j].node));
+		values[2] = PointerGetDatum(cstring_to_text_with_len(label.data,
+															 label.len));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		pfree(DatumGetPointer(values[1]));
+		pfree(DatumGetPointer(values[2]));
+	}
+	pfree(points);
+	return (Datum) 0;
+}
+
+/* chash.ring_node_points(ring): each node's number of points, for the views */
+PG_FUNCTION_INFO_V1(chash_ring_node_points);
+
+Datum
+chash_ring_node_points(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const ChashRing *ring = call_ring(fcinfo);
+
+	chash_materialized_srf(fcinfo);
+	for (int k = 0; k < ring->spec.nnodes; k++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = PointerGetDatum(node_text(ring, k));
+		values[1] = Int32GetDatum((int32) ring->node_points[k]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* chash_hash_functions(): the hash functions chash knows */
+PG_FUNCTION_INFO_V1(chash_hash_functions);
+
+Datum
+chash_hash_functions(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	chash_materialized_srf(fcinfo);
+	for (int i = 0; i < chash_hash_count(); i++)
+	{
+		const ChashHashFunction *hash = chash_hash_at(i);
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = CStringGetTextDatum(hash->name);
+		values[1] = Int32GetDatum(hash->bits);
+		values[2] = CStringGetTextDatum(hash->description);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* chash.hash_bits(name): 32 or 64, or NULL if no such hash (constraints) */
+PG_FUNCTION_INFO_V1(chash_hash_bits);
+
+Datum
+chash_hash_bits(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	const ChashHashFunction *hash = chash_hash_find(name);
+
+	if (hash == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_INT32(hash->bits);
+}
+
+/* chash.algorithm_is_known(name), for constraints */
+PG_FUNCTION_INFO_V1(chash_algorithm_is_known);
+
+Datum
+chash_algorithm_is_known(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	PG_RETURN_BOOL(chash_algorithm_find(name) != NULL);
+}

@@ -1,0 +1,187 @@
+/*-------------------------------------------------------------------------
+ *
+ * ring.c
+ *	  Building a ring from its configuration, and finding a key's owner.
+ *
+ * Pure ring code: a ChashRingSpec in, points out.  Nothing here reads the
+ * catalog; catalog.c fills the spec and cache.c keeps the result.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "chash.h"
+
+/*
+ * The number of points of every node (into node_counts, if not NULL) and of
+ * the ring; an error if the ring would be too large.
+ */
+int64
+chash_ring_count_points(const ChashRingSpec *spec, int64 *node_counts)
+{
+	int64		total = 0;
+
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		int64		count = spec->algorithm->node_points(spec, k);
+
+		if (node_counts)
+			node_counts[k] = count;
+		total += count;
+	}
+	if (total > CHASH_MAX_RING_POINTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("ring \"%s\" would have too many points", spec->name),
+				 errdetail("Its nodes would have " INT64_FORMAT " points; the most a ring can have is %d.",
+						   total, CHASH_MAX_RING_POINTS)));
+	return total;
+}
+
+static int
+point_cmp(const void *a, const void *b)
+{
+	const ChashPoint *pa = (const ChashPoint *) a;
+	const ChashPoint *pb = (const ChashPoint *) b;
+
+	if (pa->position != pb->position)
+		return pa->position < pb->position ? -1 : 1;
+	if (pa->node != pb->node)
+		return pa->node < pb->node ? -1 : 1;
+	if (pa->vnode != pb->vnode)
+		return pa->vnode < pb->vnode ? -1 : 1;
+	return 0;
+}
+
+/*
+ * All points of the ring in ring order: by position (unsigned), ties by node
+ * (nodes are sorted by name) and then vnode.  Allocated in the current
+ * memory context.
+ */
+ChashPoint *
+chash_ring_build_points(const ChashRingSpec *spec, uint32 *npoints)
+{
+	int64	   *node_counts = palloc(sizeof(int64) * Max(spec->nnodes, 1));
+	int64		total = chash_ring_count_points(spec, node_counts);
+	ChashPoint *points;
+	int64		at = 0;
+
+	points = MemoryContextAllocHuge(CurrentMemoryContext,
+									sizeof(ChashPoint) * Max(total, 1));
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		if (node_counts[k] == 0)
+			continue;
+		spec->algorithm->node_build(spec, k, points + at);
+		at += node_counts[k];
+	}
+	Assert(at == total);
+
+	qsort(points, total, sizeof(ChashPoint), point_cmp);
+	pfree(node_counts);
+	*npoints = (uint32) total;
+	return points;
+}
+
+static const char *
+copy_string(const char *s, const char *orig, const char *orig_copy)
+{
+	/* keep the sharing of server-encoding and UTF-8 strings */
+	return s == orig ? orig_copy : pstrdup(s);
+}
+
+/* A deep copy of spec into the current memory context */
+static void
+spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
+{
+	*dst = *src;
+	dst->vnode_name = pstrdup(src->vnode_name);
+	dst->vnode_name_utf8 = copy_string(src->vnode_name_utf8,
+									   src->vnode_name, dst->vnode_name);
+	dst->nodes = palloc(sizeof(ChashNodeSpec) * Max(src->nnodes, 1));
+	for (int k = 0; k < src->nnodes; k++)
+	{
+		ChashNodeSpec *d = &dst->nodes[k];
+		const ChashNodeSpec *s = &src->nodes[k];
+
+		*d = *s;
+		d->name = pstrdup(s->name);
+		d->name_utf8 = copy_string(s->name_utf8, s->name, d->name);
+	}
+}
+
+/*
+ * Build a ring in a memory context of its own under parent.  The caller
+ * makes it long-lived by re-parenting that context once it is complete, so
+ * an error half-way leaves nothing behind.
+ */
+ChashRing *
+chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
+{
+	MemoryContext ringcxt;
+	MemoryContext oldcxt;
+	ChashRing  *ring;
+	ChashPoint *points;
+	uint32		npoints;
+
+	ringcxt = AllocSetContextCreate(parent, "chash ring",
+									ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(ringcxt);
+
+	ring = palloc0(sizeof(ChashRing));
+	ring->mcxt = ringcxt;
+	spec_copy(&ring->spec, spec);
+	MemoryContextSetIdentifier(ringcxt, ring->spec.name);
+
+	/* the 16-byte build points live only until they are packed */
+	MemoryContextSwitchTo(oldcxt);
+	points = chash_ring_build_points(spec, &npoints);
+
+	ring->npoints = npoints;
+	ring->positions = MemoryContextAllocHuge(ringcxt,
+											 sizeof(uint64) * Max(npoints, 1));
+	ring->owners = MemoryContextAllocHuge(ringcxt,
+										  sizeof(uint32) * Max(npoints, 1));
+	ring->node_points = MemoryContextAllocZero(ringcxt,
+											   sizeof(uint32) * Max(spec->nnodes, 1));
+	for (uint32 j = 0; j < npoints; j++)
+	{
+		ring->positions[j] = points[j].position;
+		ring->owners[j] = points[j].node;
+		ring->node_points[points[j].node]++;
+	}
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		if (ring->node_points[k] > 0)
+			ring->nactive++;
+	}
+	pfree(points);
+
+	return ring;
+}
+
+/*
+ * The index of the first point at or after position, wrapping to the first
+ * point.  The ring must have points.
+ */
+uint32
+chash_ring_find(const ChashRing *ring, uint64 position)
+{
+	const uint64 *positions = ring->positions;
+	uint32		lo = 0;
+	uint32		hi = ring->npoints;
+
+	Assert(ring->npoints > 0);
+	while (lo < hi)
+	{
+		uint32		mid = lo + (hi - lo) / 2;
+
+		if (positions[mid] < position)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == ring->npoints ? 0 : lo;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Run a command against a throwaway PostgreSQL cluster, then stop it and
+# remove it, whatever the command's outcome.
+#
+#   test/with-cluster.sh COMMAND [ARG...]
+#
+# The cluster listens on a Unix socket in a private directory only.  As
+# root it runs as the postgres user (PostgreSQL will not run as root).
+# The command gets PGHOST, PGPORT, PGUSER and PGDATABASE, and CHASH_PGDATA,
+# CHASH_PGLOG for tests that look at the server itself.
+set -euo pipefail
+
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/chash-pg.XXXXXX")
+chmod 755 "$tmp"
+
+if [ "$(id -u)" -eq 0 ]; then
+	chown postgres: "$tmp"
+	as_owner() { (cd "$tmp" && runuser -u postgres -- "$@"); }
+	pguser=postgres
+else
+	as_owner() { (cd "$tmp" && "$@"); }
+	pguser=$(id -un)
+fi
+
+stop_cluster() {
+	local rc=$?
+	if [ -f "$tmp/data/postmaster.pid" ]; then
+		as_owner "$bindir/pg_ctl" -D "$tmp/data" -m fast -w stop >/dev/null 2>&1 ||
+			as_owner "$bindir/pg_ctl" -D "$tmp/data" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	if [ $rc -ne 0 ] && [ -f "$tmp/server.log" ]; then
+		echo "--- last lines of the server log ($tmp/server.log) ---" >&2
+		tail -n 20 "$tmp/server.log" >&2 || true
+	fi
+	rm -rf "$tmp"
+	exit $rc
+}
+trap stop_cluster EXIT
+trap 'exit 130' INT TERM
+
+as_owner "$bindir/initdb" -D "$tmp/data" -U "$pguser" -A trust -E UTF8 \
+	--locale=C --no-sync >"$tmp/initdb.log" 2>&1 || {
+	cat "$tmp/initdb.log" >&2
+	exit 1
+}
+as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w \
+	-o "-c listen_addresses='' -k $tmp -c fsync=off -c max_prepared_transactions=10" \
+	start >/dev/null
+
+export PGHOST=$tmp PGPORT=5432 PGUSER=$pguser PGDATABASE=postgres
+export CHASH_PGDATA=$tmp/data CHASH_PGLOG=$tmp/server.log
+"$@"
