@@ -18,7 +18,7 @@ DATA = $(wildcard sql/chash--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lz
 
-REGRESS = hash_functions ring_admin lookup views errors privileges
+REGRESS = hash_functions api ring_admin lookup errors privileges
 REGRESS_OPTS = --inputdir=test --load-extension=chash
 ISOLATION = cache_visibility cache_statement
 ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=chash

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Every test suite, against the server in PGHOST/PGPORT (test/with-cluster.sh
+# provides one): the pg_regress and isolation suites of the Makefile, then
+# every script in test/scripts/.  Runs them all and fails if any failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+failed=()
+
+# pg_regress and the isolation tester share ./regression.diffs: run them
+# one at a time and show each one's differences as it fails.
+for suite in REGRESS ISOLATION; do
+	echo "== $suite suite (make installcheck)"
+	if [ $suite = REGRESS ]; then only=(ISOLATION=); else only=(REGRESS=); fi
+	if ! make -s installcheck "${only[@]}"; then
+		failed+=("$suite")
+		[ -s regression.diffs ] && head -n 300 regression.diffs
+	fi
+done
+
+for script in test/scripts/*.sh; do
+	[ -e "$script" ] || continue
+	echo "== $script"
+	if ! "$script"; then
+		failed+=("$script")
+	fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "FAILED: ${failed[*]}" >&2
+	exit 1
+fi
+echo "all test suites passed"
