@@ -243,17 +243,15 @@ COMMENT ON FUNCTION chash_hash(text, text) IS
 COMMENT ON FUNCTION chash_hash(text, bytea) IS
 	'a chash hash function applied to a bytea key; 64-bit values as signed bigint';
 
-CREATE FUNCTION chash_points(ring text,
-							 OUT point bigint, OUT node text, OUT vnode text)
-	RETURNS SETOF record
+CREATE FUNCTION chash_points(ring text)
+	RETURNS TABLE(point bigint, node text, vnode text)
 	AS 'MODULE_PATHNAME', 'chash_points'
 	LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1000;
 COMMENT ON FUNCTION chash_points(text) IS
 	'every point of a ring in ring order (unsigned): its position, node and virtual node name';
 
-CREATE FUNCTION chash_hash_functions(OUT name text, OUT bits integer,
-									 OUT description text)
-	RETURNS SETOF record
+CREATE FUNCTION chash_hash_functions()
+	RETURNS TABLE(name text, bits integer, description text)
 	AS 'MODULE_PATHNAME', 'chash_hash_functions'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 10;
 COMMENT ON FUNCTION chash_hash_functions() IS
@@ -262,8 +260,8 @@ COMMENT ON FUNCTION chash_hash_functions() IS
 /*
  * Views for people: the rings and nodes with their point counts.
  */
-CREATE FUNCTION chash.ring_node_points(ring text, OUT node text, OUT points integer)
-	RETURNS SETOF record
+CREATE FUNCTION chash.ring_node_points(ring text)
+	RETURNS TABLE(node text, points integer)
 	AS 'MODULE_PATHNAME', 'chash_ring_node_points'
 	LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 10;
 COMMENT ON FUNCTION chash.ring_node_points(text) IS

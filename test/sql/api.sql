@@ -1,0 +1,47 @@
+--
+-- The SQL surface: every function of the extension, its deliberate
+-- markings and its comment (what \df+ shows), and the objects in schema
+-- chash.
+--
+SELECT p.oid::regprocedure AS function,
+	   CASE p.provolatile WHEN 'i' THEN 'IMMUTABLE' WHEN 's' THEN 'STABLE'
+			ELSE 'VOLATILE' END AS volatility,
+	   CASE WHEN p.proisstrict THEN 'STRICT' ELSE '' END AS strict,
+	   CASE p.proparallel WHEN 's' THEN 'SAFE' WHEN 'r' THEN 'RESTRICTED'
+			ELSE 'UNSAFE' END AS parallel,
+	   p.prosecdef AS security_definer,
+	   obj_description(p.oid, 'pg_proc') IS NOT NULL AS commented
+FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+	AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'chash'
+ORDER BY p.proname, p.oid::regprocedure::text;
+
+-- Routing functions are in the extension's schema, the catalog in chash
+SELECT n.nspname AS schema, count(*) AS functions
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE p.proname LIKE 'chash%' OR n.nspname = 'chash'
+GROUP BY n.nspname ORDER BY n.nspname;
+SELECT c.relname, c.relkind, obj_description(c.oid, 'pg_class') IS NOT NULL AS commented
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'chash' AND c.relkind IN ('r', 'v')
+ORDER BY c.relname;
+
+-- The catalog tables are dumped by pg_dump, and have the invalidation
+-- triggers
+SELECT unnest(extconfig)::regclass AS dumped FROM pg_extension WHERE extname = 'chash'
+ORDER BY 1;
+SELECT tgrelid::regclass AS "table", tgname, tgtype
+FROM pg_trigger WHERE tgrelid IN ('chash.ring_config'::regclass, 'chash.node_config'::regclass)
+	AND NOT tgisinternal
+ORDER BY 1, 2;
+
+-- The signatures and defaults of the contract
+\x on
+SELECT p.proname, pg_get_function_arguments(p.oid) AS arguments,
+	   pg_get_function_result(p.oid) AS result
+FROM pg_proc p
+WHERE p.proname IN ('chash_ring_create', 'chash_ring_drop', 'chash_node_add',
+					'chash_node_remove', 'chash_node_set', 'chash_points')
+ORDER BY p.proname;
+\x off

@@ -1,0 +1,174 @@
+--
+-- Every misuse is a clear error with a proper SQLSTATE, and changes nothing.
+--
+
+-- Runs a statement that must fail; shows its SQLSTATE, message, detail and
+-- hint on one line
+CREATE FUNCTION expect_error(stmt text) RETURNS text
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	state text;
+	msg text;
+	detail text;
+	hint text;
+BEGIN
+	EXECUTE stmt;
+	RETURN 'NO ERROR';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
+		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+	RETURN state || ' ' || msg ||
+		coalesce(nullif(' | DETAIL: ' || detail, ' | DETAIL: '), '') ||
+		coalesce(nullif(' | HINT: ' || hint, ' | HINT: '), '');
+END
+$$;
+
+SELECT chash_ring_create('r');
+SELECT chash_node_add('r', 'a');
+SELECT chash_node_add('r', 'b', 2);
+SELECT chash_node_add('r', 'c', vnodes => 3);
+SELECT chash_ring_create('empty');
+SELECT chash_ring_create('all_down');
+SELECT chash_node_add('all_down', 'x');
+SELECT chash_node_add('all_down', 'y');
+SELECT chash_node_set('all_down', 'x', state => 'down');
+SELECT chash_node_set('all_down', 'y', state => 'down');
+
+-- A fingerprint of the whole catalog and of the points of every ring
+CREATE VIEW fingerprint AS
+	SELECT md5(string_agg(x, ',' ORDER BY x)) AS fingerprint FROM (
+		SELECT format('%s', r) AS x FROM chash.ring_config r
+		UNION ALL SELECT format('%s', n) FROM chash.node_config n
+		UNION ALL SELECT format('%s %s', r.ring, p)
+		FROM chash.ring_config r, chash_points(r.ring) p) f;
+SELECT fingerprint AS before FROM fingerprint \gset
+
+-- Unknown ring, at every function that names one
+SELECT expect_error($$SELECT chash_lookup('nope', 'k')$$);
+SELECT expect_error($$SELECT chash_lookup('nope', 1)$$);
+SELECT expect_error($$SELECT chash_lookup('nope', 1::bigint)$$);
+SELECT expect_error($$SELECT chash_lookup('nope', '\x00'::bytea)$$);
+SELECT expect_error($$SELECT chash_lookup('nope', md5('')::uuid)$$);
+SELECT expect_error($$SELECT chash_lookup_n('nope', 'k', 1)$$);
+SELECT expect_error($$SELECT chash_position('nope', 'k')$$);
+SELECT expect_error($$SELECT * FROM chash_points('nope')$$);
+SELECT expect_error($$SELECT chash_lookup('', 'k')$$);
+SELECT expect_error($$SELECT chash_lookup(repeat('x', 64), 'k')$$);
+SELECT expect_error($$SELECT chash_ring_drop('nope')$$);
+SELECT expect_error($$SELECT chash_node_add('nope', 'a')$$);
+SELECT expect_error($$SELECT chash_node_remove('nope', 'a')$$);
+SELECT expect_error($$SELECT chash_node_set('nope', 'a', weight => 2)$$);
+
+-- Unknown node
+SELECT expect_error($$SELECT chash_node_remove('r', 'zz')$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'zz', weight => 2)$$);
+
+-- Duplicates
+SELECT expect_error($$SELECT chash_ring_create('r')$$);
+SELECT expect_error($$SELECT chash_node_add('r', 'a')$$);
+
+-- Empty ring, or no active node, at lookup
+SELECT expect_error($$SELECT chash_lookup('empty', 'k')$$);
+SELECT expect_error($$SELECT chash_lookup_n('empty', 'k', 1)$$);
+SELECT expect_error($$SELECT chash_lookup('all_down', 'k')$$);
+SELECT expect_error($$SELECT chash_lookup_n('all_down', 'k', 1)$$);
+-- ... while positions and points need no node
+SELECT chash_position('empty', 'k') = chash_hash('xxh3_64', 'k') AS position_of_empty_ring;
+SELECT count(*) AS points_of_empty_ring FROM chash_points('empty');
+
+-- Weights: positive and finite
+SELECT expect_error($$SELECT chash_node_add('r', 'd', 0)$$);
+SELECT expect_error($$SELECT chash_node_add('r', 'd', -1)$$);
+SELECT expect_error($$SELECT chash_node_add('r', 'd', 'NaN')$$);
+SELECT expect_error($$SELECT chash_node_add('r', 'd', 'Infinity')$$);
+SELECT expect_error($$SELECT chash_node_add('r', 'd', '-Infinity')$$);
+SELECT expect_error($$SELECT chash_node_add('r', 'd', NULL)$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'a', weight => 0)$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'a', weight => -0.5)$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'a', weight => 'NaN')$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'a', weight => 'Infinity')$$);
+
+-- vnodes: 1 to 16777216
+SELECT expect_error($$SELECT chash_ring_create('v', vnodes => 0)$$);
+SELECT expect_error($$SELECT chash_ring_create('v', vnodes => 16777217)$$);
+SELECT expect_error($$SELECT chash_ring_create('v', vnodes => NULL)$$);
+SELECT expect_error($$SELECT chash_node_add('r', 'd', vnodes => 0)$$);
+SELECT expect_error($$SELECT chash_node_add('r', 'd', vnodes => -5)$$);
+SELECT expect_error($$SELECT chash_node_add('r', 'd', vnodes => 16777217)$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'a', vnodes => 0)$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'a', vnodes => 16777217)$$);
+
+-- Too many points: a weight that would give a node more than 16777216, or a
+-- ring of more than 67108864
+SELECT expect_error($$SELECT chash_node_add('r', 'd', 200000)$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'a', weight => 200000)$$);
+SELECT chash_ring_create('huge', vnodes => 16777216);
+SELECT chash_node_add('huge', n) FROM unnest(ARRAY['h1', 'h2', 'h3', 'h4']) n;
+SELECT expect_error($$SELECT chash_node_add('huge', 'h5')$$);
+-- a node that is down has no points, until it comes back
+SELECT chash_node_set('huge', 'h4', state => 'down');
+SELECT chash_node_add('huge', 'h5');
+SELECT expect_error($$SELECT chash_node_set('huge', 'h4', state => 'active')$$);
+SELECT node, state FROM chash.node_config WHERE ring = 'huge' ORDER BY node;
+SELECT chash_ring_drop('huge');
+
+-- Unknown algorithm, hash function, key hash, state; key hash of another width
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'maglev')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', hash => 'sha256')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', key_hash => 'sha256')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', hash => 'xxh3_64', key_hash => 'md5')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', hash => 'crc32', key_hash => 'pg')$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'a', state => 'draining')$$);
+SELECT expect_error($$SELECT chash_node_set('r', 'a', state => 'ACTIVE')$$);
+SELECT expect_error($$SELECT chash_hash('sha256', 'k')$$);
+SELECT expect_error($$SELECT chash_hash('sha256', '\x00'::bytea)$$);
+SELECT expect_error($$SELECT chash_hash('XXH3_64', 'k')$$);
+
+-- Templates must name the node and the vnode number
+SELECT expect_error($$SELECT chash_ring_create('v', vnode_name => '{node}')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', vnode_name => 'shard-{i}')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', vnode_name => '{node}-{I}')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', vnode_name => NULL)$$);
+
+-- n of chash_lookup_n: 1 to the number of active nodes
+SELECT expect_error($$SELECT chash_lookup_n('r', 'k', 0)$$);
+SELECT expect_error($$SELECT chash_lookup_n('r', 'k', -1)$$);
+SELECT expect_error($$SELECT chash_lookup_n('r', 'k', 4)$$);
+SELECT expect_error($$SELECT chash_lookup_n('r', 42, 4)$$);
+SELECT expect_error($$SELECT chash_lookup_n('r', 42::bigint, 4)$$);
+SELECT expect_error($$SELECT chash_lookup_n('r', '\x00'::bytea, 4)$$);
+SELECT expect_error($$SELECT chash_lookup_n('r', md5('')::uuid, 4)$$);
+SELECT cardinality(chash_lookup_n('r', 'k', 3)) AS all_three_nodes;
+
+-- Names and other required arguments
+SELECT expect_error($$SELECT chash_ring_create('')$$);
+SELECT expect_error($$SELECT chash_ring_create(repeat('x', 64))$$);
+SELECT expect_error($$SELECT chash_ring_create(NULL)$$);
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => NULL)$$);
+SELECT expect_error($$SELECT chash_ring_create('v', hash => NULL)$$);
+SELECT expect_error($$SELECT chash_ring_create('v', vnode_first => NULL)$$);
+SELECT expect_error($$SELECT chash_ring_drop(NULL)$$);
+SELECT expect_error($$SELECT chash_node_add('r', '')$$);
+SELECT expect_error($$SELECT chash_node_add('r', NULL)$$);
+SELECT expect_error($$SELECT chash_node_add(NULL, 'a')$$);
+SELECT expect_error($$SELECT chash_node_remove('r', NULL)$$);
+SELECT expect_error($$SELECT chash_node_set(NULL, 'a')$$);
+SELECT expect_error($$SELECT chash_node_set('r', NULL)$$);
+-- the longest ring name is 63 bytes, counted in bytes, not characters
+SELECT chash_ring_create(repeat('x', 63));
+SELECT chash_ring_drop(repeat('x', 63));
+SELECT expect_error($$SELECT chash_ring_create(repeat('é', 32))$$);
+
+-- The cache-invalidation trigger is only a trigger
+SELECT expect_error($$SELECT chash.invalidate_cache()$$);
+
+-- None of the above changed anything
+SELECT fingerprint = :'before' AS catalog_unchanged FROM fingerprint;
+-- and lookups work as before
+SELECT count(*) AS keys, count(DISTINCT chash_lookup('r', k)) AS nodes
+FROM generate_series(1, 1000) k;
+
+DROP VIEW fingerprint;
+DROP FUNCTION expect_error(text);
+SELECT chash_ring_drop(ring) FROM chash.ring_config ORDER BY ring;

@@ -1,0 +1,243 @@
+--
+-- Privileges: routing is open to everyone, changing rings needs write
+-- privileges on the catalog tables.  Every function runs with the caller's
+-- rights; a refused change is a clear error and leaves the ring as it was.
+--
+-- Rings of this test are named priv*, roles regress_chash_*; everything is
+-- dropped at the end.
+--
+
+-- As superuser: a ring with nodes of every kind
+SELECT chash_ring_create('priv');
+SELECT chash_node_add('priv', 'a');
+SELECT chash_node_add('priv', 'b', 2);
+SELECT chash_node_add('priv', 'c', vnodes => 20, zone => 'eu-west');
+SELECT chash_node_add('priv', 'd');
+SELECT chash_node_set('priv', 'd', state => 'down');
+SELECT * FROM chash.nodes WHERE ring = 'priv' ORDER BY node;
+
+-- Everything a change could touch, in one row: the points of ring priv and
+-- the rows of the catalog tables of every priv* ring.  The view runs as its
+-- owner; the test only compares its value before and after each refusal.
+CREATE VIEW regress_chash_fingerprint AS
+SELECT (SELECT md5(string_agg(concat_ws(' ', point, node, vnode), ','
+							  ORDER BY point, node, vnode))
+		FROM chash_points('priv')) AS points,
+	   (SELECT md5(string_agg(r::text, ',' ORDER BY ring))
+		FROM chash.ring_config r WHERE ring LIKE 'priv%') AS rings,
+	   (SELECT md5(string_agg(n::text, ',' ORDER BY ring, node))
+		FROM chash.node_config n WHERE ring LIKE 'priv%') AS nodes;
+GRANT SELECT ON regress_chash_fingerprint TO PUBLIC;
+SELECT f::text AS fingerprint FROM regress_chash_fingerprint f \gset
+-- where 1000 keys go, to see changes reach the lookups
+SELECT chash_lookup('priv', k) AS node, count(*) AS keys
+FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
+
+-- The default privileges: PUBLIC may read the catalog but not change it
+SELECT t AS "table",
+	   has_table_privilege('public', t, 'SELECT') AS "select",
+	   has_table_privilege('public', t, 'INSERT') AS "insert",
+	   has_table_privilege('public', t, 'UPDATE') AS "update",
+	   has_table_privilege('public', t, 'DELETE') AS "delete",
+	   has_table_privilege('public', t, 'TRUNCATE') AS "truncate"
+FROM unnest(ARRAY['chash.ring_config', 'chash.node_config',
+				  'chash.rings', 'chash.nodes']) t;
+
+-- No function of chash is SECURITY DEFINER, and PUBLIC may execute every
+-- one of them: the table privileges alone decide who may change rings
+SELECT count(*) >= 28 AS all_functions_seen,
+	   count(*) FILTER (WHERE p.prosecdef) AS security_definer,
+	   count(*) FILTER (WHERE NOT has_function_privilege('public', p.oid, 'EXECUTE'))
+		   AS not_executable_by_public
+FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+	AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'chash';
+SELECT p.oid::regprocedure AS routing_function, p.prosecdef,
+	   has_function_privilege('public', p.oid, 'EXECUTE') AS public_execute
+FROM pg_proc p
+WHERE p.proname IN ('chash_lookup', 'chash_lookup_n', 'chash_position',
+					'chash_hash', 'chash_points', 'chash_hash_functions')
+	AND p.pronamespace = (SELECT extnamespace FROM pg_extension
+						  WHERE extname = 'chash')
+ORDER BY p.proname, p.oid::regprocedure::text;
+
+CREATE ROLE regress_chash_reader;
+CREATE ROLE regress_chash_writer;
+
+--
+-- A role with no privileges of its own can route
+--
+SET ROLE regress_chash_reader;
+SELECT current_user;
+SELECT chash_lookup('priv', 'user:42'::text) AS text_key,
+	   chash_lookup('priv', '\x0102ff'::bytea) AS bytea_key,
+	   chash_lookup('priv', 42) AS int_key,
+	   chash_lookup('priv', 42::bigint) AS bigint_key,
+	   chash_lookup('priv', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid) AS uuid_key;
+SELECT chash_lookup_n('priv', 'user:42'::text, 3) AS text_key,
+	   chash_lookup_n('priv', '\x0102ff'::bytea, 3) AS bytea_key,
+	   chash_lookup_n('priv', 42, 3) AS int_key,
+	   chash_lookup_n('priv', 42::bigint, 3) AS bigint_key,
+	   chash_lookup_n('priv', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, 3) AS uuid_key;
+SELECT chash_position('priv', 'user:42'::text) AS text_key,
+	   chash_position('priv', '\x0102ff'::bytea) AS bytea_key,
+	   chash_position('priv', 42) AS int_key,
+	   chash_position('priv', 42::bigint) AS bigint_key,
+	   chash_position('priv', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid) AS uuid_key;
+SELECT chash_hash('xxh3_64', 'user:42'::text) AS text_key,
+	   chash_hash('xxh3_64', '\x0102ff'::bytea) AS bytea_key;
+SELECT count(*) AS points, count(DISTINCT node) AS nodes FROM chash_points('priv');
+SELECT count(*) > 0 AS has_hash_functions FROM chash_hash_functions();
+SELECT chash_lookup('priv', k) AS node, count(*) AS keys
+FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
+-- the views and the catalog tables
+SELECT ring, algorithm, hash, key_hash, vnodes, nodes, active_nodes, points
+FROM chash.rings WHERE ring = 'priv';
+SELECT * FROM chash.nodes WHERE ring = 'priv' ORDER BY node;
+SELECT * FROM chash.ring_config WHERE ring = 'priv';
+SELECT * FROM chash.node_config WHERE ring = 'priv' ORDER BY node;
+
+--
+-- ... but every change is refused, and the ring stays as it was
+--
+\set VERBOSITY default
+SELECT chash_ring_create('priv_new');
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+SELECT chash_ring_drop('priv');
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+SELECT chash_node_add('priv', 'e');
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+SELECT chash_node_remove('priv', 'a');
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+SELECT chash_node_set('priv', 'a', weight => 5);
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+SELECT chash_node_set('priv', 'd', state => 'active');
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+-- the privilege is checked before the ring or node is looked for
+SELECT chash_ring_drop('priv_nonexistent');
+SELECT chash_node_remove('priv', 'nonexistent');
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+-- plain DML and TRUNCATE on the catalog tables
+INSERT INTO chash.ring_config (ring) VALUES ('priv_new');
+INSERT INTO chash.node_config (ring, node) VALUES ('priv', 'e');
+UPDATE chash.ring_config SET vnodes = 10 WHERE ring = 'priv';
+UPDATE chash.node_config SET state = 'down' WHERE ring = 'priv';
+DELETE FROM chash.node_config WHERE ring = 'priv';
+DELETE FROM chash.ring_config WHERE ring = 'priv';
+TRUNCATE chash.node_config;
+TRUNCATE chash.ring_config CASCADE;
+\set VERBOSITY terse
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+-- lookups are as before
+SELECT chash_lookup('priv', k) AS node, count(*) AS keys
+FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
+
+-- the writer, too, is refused before it is granted anything
+SET ROLE regress_chash_writer;
+SELECT chash_ring_create('priv_w');
+SELECT chash_node_set('priv', 'd', state => 'active');
+UPDATE chash.node_config SET state = 'active' WHERE ring = 'priv';
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+RESET ROLE;
+
+--
+-- Granted write privileges on the catalog tables, the writer can change
+-- rings, and lookups see the changes at once
+--
+GRANT INSERT, UPDATE, DELETE ON chash.ring_config, chash.node_config
+	TO regress_chash_writer;
+SET ROLE regress_chash_writer;
+SELECT current_user;
+-- a ring of its own
+SELECT chash_ring_create('priv_w', hash => 'murmur3_32', vnodes => 50);
+SELECT chash_node_add('priv_w', 'x');
+SELECT chash_node_add('priv_w', 'y', 2, zone => 'z1');
+SELECT chash_lookup('priv_w', k) AS node, count(*) AS keys
+FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
+SELECT chash_node_set('priv_w', 'y', state => 'down');
+SELECT chash_lookup('priv_w', k) AS node, count(*) AS keys
+FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
+SELECT chash_node_remove('priv_w', 'y');
+SELECT ring, hash, vnodes, nodes, active_nodes, points
+FROM chash.rings WHERE ring = 'priv_w';
+SELECT chash_ring_drop('priv_w');
+SELECT count(*) AS priv_w_rings FROM chash.ring_config WHERE ring = 'priv_w';
+-- the superuser's ring: node d comes back up, through the function
+SELECT chash_node_set('priv', 'd', state => 'active');
+SELECT chash_lookup('priv', k) AS node, count(*) AS keys
+FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
+-- ... and goes down again, through plain DML
+UPDATE chash.node_config SET state = 'down' WHERE ring = 'priv' AND node = 'd';
+SELECT chash_lookup('priv', k) AS node, count(*) AS keys
+FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
+-- a node added and removed by plain DML
+INSERT INTO chash.node_config (ring, node, vnodes) VALUES ('priv', 'e', 500);
+SELECT chash_lookup('priv', k) AS node, count(*) AS keys
+FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
+DELETE FROM chash.node_config WHERE ring = 'priv' AND node = 'e';
+-- back where it started
+SELECT f::text = :'fingerprint' AS as_at_start FROM regress_chash_fingerprint f;
+RESET ROLE;
+
+--
+-- Each function needs exactly the privilege of the statement it runs: a
+-- role granted only UPDATE on node_config can set nodes, nothing else
+--
+REVOKE INSERT, UPDATE, DELETE ON chash.ring_config, chash.node_config
+	FROM regress_chash_writer;
+GRANT UPDATE ON chash.node_config TO regress_chash_writer;
+SET ROLE regress_chash_writer;
+\set VERBOSITY default
+SELECT chash_node_set('priv', 'c', zone => 'eu-central');
+SELECT zone FROM chash.node_config WHERE ring = 'priv' AND node = 'c';
+SELECT chash_node_set('priv', 'c', zone => 'eu-west');
+SELECT chash_node_add('priv', 'e');
+SELECT chash_node_remove('priv', 'c');
+SELECT chash_ring_create('priv_w');
+SELECT chash_ring_drop('priv');
+\set VERBOSITY terse
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+RESET ROLE;
+REVOKE UPDATE ON chash.node_config FROM regress_chash_writer;
+
+--
+-- The functions name the catalog with qualified names: with an empty
+-- search_path, or one without chash, the functions work when called
+-- schema-qualified.  A new ring makes them read the catalog, not a cache.
+--
+SET search_path = '';
+SELECT public.chash_ring_create('priv_sp', hash => 'md5', vnodes => 40);
+SELECT public.chash_node_add('priv_sp', 'p');
+SELECT public.chash_node_add('priv_sp', 'q', 3);
+SELECT public.chash_node_add('priv_sp', 'r', vnodes => 7);
+SELECT public.chash_node_set('priv_sp', 'r', state => 'down');
+SELECT public.chash_node_remove('priv_sp', 'p');
+SELECT ring, hash, nodes, active_nodes, points FROM chash.rings
+WHERE ring = 'priv_sp';
+SET ROLE regress_chash_reader;
+SELECT public.chash_lookup('priv_sp', 'k'::text) AS lookup,
+	   public.chash_lookup_n('priv_sp', 'k'::text, 1) AS lookup_n,
+	   public.chash_position('priv_sp', 'k'::text) AS position,
+	   public.chash_hash('md5', 'k'::text) AS hash;
+SELECT count(*) AS points FROM public.chash_points('priv_sp');
+SELECT node, points FROM chash.nodes WHERE ring = 'priv_sp' ORDER BY node;
+RESET ROLE;
+SELECT public.chash_node_add('priv_sp', 'p', vnodes => 1);
+CREATE SCHEMA regress_chash_other;
+SET search_path = regress_chash_other;
+SELECT public.chash_lookup('priv_sp', k) AS node, count(*) AS keys
+FROM pg_catalog.generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
+SELECT public.chash_ring_drop('priv_sp');
+RESET search_path;
+DROP SCHEMA regress_chash_other;
+
+--
+-- Clean up: nothing of this test is left
+--
+DROP VIEW regress_chash_fingerprint;
+SELECT chash_ring_drop('priv');
+DROP ROLE regress_chash_reader;
+DROP ROLE regress_chash_writer;
+SELECT count(*) AS priv_rings FROM chash.ring_config WHERE ring LIKE 'priv%';
+SELECT count(*) AS priv_nodes FROM chash.node_config WHERE ring LIKE 'priv%';

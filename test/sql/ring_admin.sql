@@ -1,0 +1,152 @@
+--
+-- Creating, changing and dropping rings and nodes, through the functions
+-- and through plain DML on the catalog tables.
+--
+
+-- A ring with the defaults, and rings with every setting given
+SELECT chash_ring_create('users');
+SELECT chash_ring_create('legacy', algorithm => 'ring', hash => 'md5',
+						 vnodes => 100, vnode_name => '{node}-{i}',
+						 vnode_first => 1);
+SELECT chash_ring_create('mixed', hash => 'xxh64', key_hash => 'pg');
+SELECT chash_ring_create('Ring with spaces & ünïcode');
+SELECT * FROM chash.ring_config ORDER BY ring;
+SELECT ring, algorithm, hash, key_hash, vnodes, nodes, active_nodes, points
+FROM chash.rings ORDER BY ring;
+
+-- Nodes: default weight 1 gets the ring's vnodes; a weight scales them
+-- (rounded half away from zero, at least 1); own vnodes win over weight
+SELECT chash_node_add('users', 'a');
+SELECT chash_node_add('users', 'b', 2);
+SELECT chash_node_add('users', 'c', vnodes => 10, zone => 'eu-west');
+SELECT chash_node_add('users', 'd', 0.001);
+SELECT chash_node_add('users', 'e', 0.503125);	-- 80.5 points: rounds to 81
+SELECT chash_node_add('users', 'f', 0.496875);	-- 79.5 points: rounds to 80
+SELECT * FROM chash.nodes WHERE ring = 'users' ORDER BY node;
+SELECT * FROM chash.node_config WHERE ring = 'users' ORDER BY node;
+
+-- The views agree with the points themselves
+SELECT node, count(*) AS points FROM chash_points('users') GROUP BY node ORDER BY node;
+SELECT nodes, active_nodes, points,
+	   points = (SELECT count(*) FROM chash_points('users')) AS agrees
+FROM chash.rings WHERE ring = 'users';
+
+-- Point names follow the template and i counts from vnode_first
+SELECT chash_node_add('legacy', 'mc1:11211');
+SELECT min(vnode), max(vnode), count(*) FROM chash_points('legacy');
+SELECT count(*) AS names_as_template
+FROM chash_points('legacy') p
+WHERE p.vnode IN (SELECT 'mc1:11211-' || i FROM generate_series(1, 100) i);
+
+-- Each point sits at the hash of its vnode name
+SELECT count(*) AS points, count(*) FILTER (WHERE point = chash_hash('xxh3_64', vnode)) AS at_hash
+FROM chash_points('users');
+SELECT count(*) AS points, count(*) FILTER (WHERE point = chash_hash('md5', vnode)) AS at_hash
+FROM chash_points('legacy');
+
+-- chash_node_set: NULL leaves a setting as it is
+SELECT chash_node_set('users', 'c');
+SELECT node, weight, vnodes, zone, state, points FROM chash.nodes
+WHERE ring = 'users' AND node = 'c';
+SELECT chash_node_set('users', 'c', zone => 'eu-central');
+SELECT chash_node_set('users', 'c', weight => 3);
+SELECT node, weight, vnodes, zone, state, points FROM chash.nodes
+WHERE ring = 'users' AND node = 'c';
+
+-- Changing one node's weight or vnodes only adds or removes its own points
+CREATE TEMP TABLE points_before AS SELECT * FROM chash_points('users');
+SELECT chash_node_set('users', 'b', weight => 1);	-- 320 points to 160
+CREATE TEMP TABLE points_after AS SELECT * FROM chash_points('users');
+SELECT
+	(SELECT count(*) FROM points_before WHERE node = 'b') AS b_before,
+	(SELECT count(*) FROM points_after WHERE node = 'b') AS b_after,
+	(SELECT count(*) FROM (SELECT * FROM points_after EXCEPT SELECT * FROM points_before) x) AS new_points,
+	(SELECT count(*) FROM (SELECT * FROM points_before EXCEPT SELECT * FROM points_after) x
+	 WHERE node <> 'b') AS others_lost,
+	(SELECT count(*) FROM points_after
+	 WHERE node = 'b' AND vnode IN (SELECT 'b#' || i FROM generate_series(0, 159) i)) AS b0_to_b159;
+SELECT chash_node_set('users', 'b', vnodes => 200);	-- own vnodes: 200 points
+CREATE TEMP TABLE points_vnodes AS SELECT * FROM chash_points('users');
+SELECT
+	(SELECT count(*) FROM points_vnodes WHERE node = 'b') AS b_points,
+	(SELECT count(*) FROM (SELECT * FROM points_after EXCEPT SELECT * FROM points_vnodes) x) AS lost,
+	(SELECT count(*) FROM (SELECT * FROM points_vnodes EXCEPT SELECT * FROM points_after) x
+	 WHERE node <> 'b') AS others_gained;
+
+-- A node that is down keeps its configuration and owns no points
+SELECT chash_node_set('users', 'c', state => 'down');
+SELECT node, weight, vnodes, zone, state, points FROM chash.nodes
+WHERE ring = 'users' ORDER BY node;
+SELECT count(*) FILTER (WHERE node = 'c') AS points_of_c,
+	   count(*) = (SELECT count(*) FROM points_vnodes WHERE node <> 'c') AS others_unchanged
+FROM chash_points('users');
+SELECT count(*) AS keys_on_c FROM generate_series(1, 10000) k
+WHERE chash_lookup('users', k) = 'c';
+SELECT chash_node_set('users', 'c', state => 'active');
+SELECT count(*) > 0 AS c_owns_keys_again FROM generate_series(1, 10000) k
+WHERE chash_lookup('users', k) = 'c';
+
+-- Removing a node
+SELECT chash_node_remove('users', 'd');
+SELECT node FROM chash.nodes WHERE ring = 'users' ORDER BY node;
+SELECT count(*) AS points_of_d FROM chash_points('users') WHERE node = 'd';
+
+-- Plain DML on the catalog tables works too and is seen at once
+UPDATE chash.node_config SET weight = 2 WHERE ring = 'users' AND node = 'a';
+SELECT points FROM chash.nodes WHERE ring = 'users' AND node = 'a';
+INSERT INTO chash.node_config (ring, node, vnodes) VALUES ('users', 'g', 5);
+SELECT node, points FROM chash.nodes WHERE ring = 'users' AND node = 'g';
+DELETE FROM chash.node_config WHERE ring = 'users' AND node = 'g';
+SELECT count(*) FROM chash_points('users') WHERE node = 'g';
+-- renaming a ring carries its nodes along
+UPDATE chash.ring_config SET ring = 'customers' WHERE ring = 'users';
+SELECT ring, nodes, points FROM chash.rings WHERE ring IN ('users', 'customers');
+SELECT chash_lookup('customers', 'alice') IS NOT NULL AS routes;
+UPDATE chash.ring_config SET ring = 'users' WHERE ring = 'customers';
+
+-- The catalog's constraints reject bad rows from plain DML
+INSERT INTO chash.ring_config (ring, hash) VALUES ('bad', 'sha1');
+INSERT INTO chash.ring_config (ring, algorithm) VALUES ('bad', 'rendezvous');
+INSERT INTO chash.ring_config (ring, key_hash) VALUES ('bad', 'md5');
+INSERT INTO chash.ring_config (ring, key_hash) VALUES ('bad', 'nope');
+INSERT INTO chash.ring_config (ring, vnodes) VALUES ('bad', 0);
+INSERT INTO chash.ring_config (ring, vnodes) VALUES ('bad', 16777217);
+INSERT INTO chash.ring_config (ring, vnode_name) VALUES ('bad', '{node}');
+INSERT INTO chash.ring_config (ring, vnode_name) VALUES ('bad', 'x{i}');
+INSERT INTO chash.ring_config (ring) VALUES ('');
+INSERT INTO chash.ring_config (ring) VALUES (repeat('x', 64));
+INSERT INTO chash.ring_config (ring) VALUES ('users');
+INSERT INTO chash.node_config (ring, node) VALUES ('nosuchring', 'a');
+INSERT INTO chash.node_config (ring, node) VALUES ('users', 'a');
+INSERT INTO chash.node_config (ring, node) VALUES ('users', '');
+INSERT INTO chash.node_config (ring, node, weight) VALUES ('users', 'x', 0);
+INSERT INTO chash.node_config (ring, node, weight) VALUES ('users', 'x', -1);
+INSERT INTO chash.node_config (ring, node, weight) VALUES ('users', 'x', 'NaN');
+INSERT INTO chash.node_config (ring, node, weight) VALUES ('users', 'x', 'Infinity');
+INSERT INTO chash.node_config (ring, node, vnodes) VALUES ('users', 'x', 0);
+INSERT INTO chash.node_config (ring, node, vnodes) VALUES ('users', 'x', 16777217);
+INSERT INTO chash.node_config (ring, node, state) VALUES ('users', 'x', 'draining');
+SELECT count(*) AS rings FROM chash.ring_config;
+
+-- The largest node: 16777216 vnodes is allowed
+SELECT chash_ring_create('big', vnodes => 1);
+SELECT chash_node_add('big', 'huge', vnodes => 16777216);
+SELECT points FROM chash.nodes WHERE ring = 'big';
+SELECT chash_ring_drop('big');
+
+-- Dropping a ring drops its nodes
+SELECT chash_ring_drop('legacy');
+SELECT count(*) AS legacy_nodes FROM chash.node_config WHERE ring = 'legacy';
+SELECT ring FROM chash.rings ORDER BY ring;
+
+-- An empty ring and a ring whose nodes are all down are fine to keep
+SELECT chash_ring_create('all_down');
+SELECT chash_node_add('all_down', 'x');
+SELECT chash_node_set('all_down', 'x', state => 'down');
+SELECT ring, nodes, active_nodes, points FROM chash.rings
+WHERE ring IN ('mixed', 'all_down') ORDER BY ring;
+SELECT count(*) AS points FROM chash_points('all_down');
+
+SELECT chash_ring_drop(ring) FROM chash.ring_config;
+SELECT count(*) FROM chash.ring_config;
+SELECT count(*) FROM chash.node_config;
