@@ -36,21 +36,16 @@ all install installcheck:
 	@echo "PGXS not found: run 'make setup' first (or set PG_CONFIG)" >&2; exit 1
 endif
 
-.PHONY: setup demo test check-all
+.PHONY: setup demo test
 
 # Debian packages the project needs, installed only when missing
 setup:
 	test/setup.sh
 
-# Install into PostgreSQL's directories: as root, or through sudo
-INSTALL_AS = $(if $(filter 0,$(shell id -u)),,sudo)
-
 demo: setup
-	$(MAKE) all
-	$(INSTALL_AS) $(MAKE) install
+	test/install.sh
 	test/with-cluster.sh psql -X -v ON_ERROR_STOP=1 -q -f test/demo.sql
 
 test: setup
-	$(MAKE) all
-	$(INSTALL_AS) $(MAKE) install
+	test/install.sh
 	test/with-cluster.sh test/run-suites.sh

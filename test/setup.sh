@@ -21,8 +21,11 @@ done
 echo "setup: installing ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
 	sudo=()
-else
+elif command -v sudo >/dev/null 2>&1; then
 	sudo=(sudo)
+else
+	echo "setup: missing ${missing[*]}, and no sudo to install them as root" >&2
+	exit 1
 fi
 
 # A throwaway project has no use for Debian's default cluster: when the
