@@ -89,6 +89,29 @@ CREATE FUNCTION chash.invalidate_cache() RETURNS trigger
 COMMENT ON FUNCTION chash.invalidate_cache() IS
 	'trigger: invalidates the cached rings of every backend';
 
+/*
+ * Every ring that an INSERT or UPDATE touches must still be buildable: no
+ * node over 16777216 points, no ring over 67108864.
+ */
+CREATE FUNCTION chash.check_ring_size() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'chash_check_ring_size'
+	LANGUAGE C;
+COMMENT ON FUNCTION chash.check_ring_size() IS
+	'trigger: rejects changes that would give a node or a ring too many points';
+
+CREATE TRIGGER ring_config_check_size_insert
+	AFTER INSERT ON chash.ring_config REFERENCING NEW TABLE AS chash_new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();
+CREATE TRIGGER ring_config_check_size_update
+	AFTER UPDATE ON chash.ring_config REFERENCING NEW TABLE AS chash_new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();
+CREATE TRIGGER node_config_check_size_insert
+	AFTER INSERT ON chash.node_config REFERENCING NEW TABLE AS chash_new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();
+CREATE TRIGGER node_config_check_size_update
+	AFTER UPDATE ON chash.node_config REFERENCING NEW TABLE AS chash_new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();
+
 CREATE TRIGGER ring_config_invalidate_cache
 	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON chash.ring_config
 	FOR EACH STATEMENT EXECUTE FUNCTION chash.invalidate_cache();

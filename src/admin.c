@@ -6,8 +6,8 @@
  *
  * Each checks its arguments and the caller's privilege first, so that bad
  * input is a clear error before anything is touched, then changes the
- * catalog tables through SPI.  The tables' constraints and the
- * invalidation trigger apply exactly as they do to plain DML.
+ * catalog tables through SPI.  The tables' constraints and triggers (the
+ * ring size check, the cache invalidation) apply exactly as to plain DML.
  *
  *-------------------------------------------------------------------------
  */
@@ -94,20 +94,6 @@ error_node_missing(const char *ring, const char *node)
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
 			 errmsg("node \"%s\" does not exist in ring \"%s\"", node, ring)));
-}
-
-/*
- * After a change to a ring's nodes, the ring must still be buildable: this
- * errors (undoing the change) if a node or the ring would have too many
- * points.
- */
-static void
-check_ring_size(const char *ring)
-{
-	ChashRingSpec *spec = chash_catalog_read_ring(ring, true);
-
-	if (spec != NULL)
-		(void) chash_ring_count_points(spec, NULL);
 }
 
 /*
@@ -250,7 +236,6 @@ chash_node_add(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("node \"%s\" already exists in ring \"%s\"", node, ring),
 				 errhint("Change it with chash_node_set().")));
-	check_ring_size(ring);
 	PG_RETURN_VOID();
 }
 
@@ -315,6 +300,5 @@ chash_node_set(PG_FUNCTION_ARGS)
 							  " WHERE ring = $1 AND node = $2",
 							  6, argtypes, args, nulls) == 0)
 		error_node_missing(ring, node);
-	check_ring_size(ring);
 	PG_RETURN_VOID();
 }

@@ -276,6 +276,50 @@ chash_catalog_ring_exists(const char *ring)
 }
 
 /*
+ * Trigger after INSERT or UPDATE on the catalog tables, with the new rows
+ * as transition table chash_new_rows: every ring they touch must still be
+ * buildable, or the statement fails.  Like the CHECK constraints, this
+ * holds for the functions and for plain DML alike.
+ */
+PG_FUNCTION_INFO_V1(chash_check_ring_size);
+
+Datum
+chash_check_ring_size(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	MemoryContext callercxt = CurrentMemoryContext;
+	List	   *rings = NIL;
+	ListCell   *lc;
+	int			ret;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function \"chash_check_ring_size\" must be called as a trigger")));
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "could not register the transition table of the trigger");
+	ret = SPI_execute("SELECT DISTINCT ring FROM chash_new_rows", true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read the changed rings: %s",
+			 SPI_result_code_string(ret));
+	for (uint64 i = 0; i < SPI_processed; i++)
+		rings = lappend(rings, spi_text(SPI_tuptable->vals[i], 1, callercxt));
+	SPI_finish();
+
+	foreach(lc, rings)
+	{
+		ChashRingSpec *spec = chash_catalog_read_ring(lfirst(lc), true);
+
+		if (spec != NULL)
+			(void) chash_ring_count_points(spec, NULL);
+	}
+	PG_RETURN_POINTER(NULL);
+}
+
+/*
  * Trigger on the catalog tables: any change, by the functions or by plain
  * DML, invalidates the tables' relcache entries.  Every backend's relcache
  * callback (cache.c) then drops its cached rings: this backend's at the end

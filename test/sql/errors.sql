@@ -160,8 +160,9 @@ SELECT chash_ring_create(repeat('x', 63));
 SELECT chash_ring_drop(repeat('x', 63));
 SELECT expect_error($$SELECT chash_ring_create(repeat('é', 32))$$);
 
--- The cache-invalidation trigger is only a trigger
+-- The trigger functions are only triggers
 SELECT expect_error($$SELECT chash.invalidate_cache()$$);
+SELECT expect_error($$SELECT chash.check_ring_size()$$);
 
 -- None of the above changed anything
 SELECT fingerprint = :'before' AS catalog_unchanged FROM fingerprint;

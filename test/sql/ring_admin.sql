@@ -126,7 +126,12 @@ INSERT INTO chash.node_config (ring, node, weight) VALUES ('users', 'x', 'Infini
 INSERT INTO chash.node_config (ring, node, vnodes) VALUES ('users', 'x', 0);
 INSERT INTO chash.node_config (ring, node, vnodes) VALUES ('users', 'x', 16777217);
 INSERT INTO chash.node_config (ring, node, state) VALUES ('users', 'x', 'draining');
+-- ... and changes that would make a ring too large to build
+UPDATE chash.node_config SET weight = 200000 WHERE ring = 'users' AND node = 'a';
+INSERT INTO chash.node_config (ring, node, weight) VALUES ('users', 'x', 1e6);
+UPDATE chash.ring_config SET vnodes = 16777216 WHERE ring = 'users';
 SELECT count(*) AS rings FROM chash.ring_config;
+SELECT node, weight FROM chash.node_config WHERE ring = 'users' ORDER BY node;
 
 -- The largest node: 16777216 vnodes is allowed
 SELECT chash_ring_create('big', vnodes => 1);
