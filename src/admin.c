@@ -97,6 +97,27 @@ error_node_missing(const char *ring, const char *node)
 }
 
 /*
+ * Run one statement on the catalog whose parameters $1..$nargs are this
+ * function's own first nargs arguments, of the given types; returns the
+ * number of rows it processed.
+ */
+static uint64
+execute_with_own_args(FunctionCallInfo fcinfo, const char *sql,
+					  int nargs, const Oid *argtypes)
+{
+	Datum		args[8];
+	bool		nulls[8];
+
+	Assert(nargs <= lengthof(args) && nargs <= PG_NARGS());
+	for (int i = 0; i < nargs; i++)
+	{
+		nulls[i] = PG_ARGISNULL(i);
+		args[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(i);
+	}
+	return chash_catalog_execute(sql, nargs, argtypes, args, nulls);
+}
+
+/*
  * chash_ring_create(ring, algorithm, hash, vnodes, vnode_name, vnode_first,
  *					 key_hash)
  */
@@ -106,15 +127,8 @@ Datum
 chash_ring_create(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
-	const ChashAlgorithm *algorithm;
 	const ChashHashFunction *hash;
-	const ChashHashFunction *key_hash = NULL;
-	int32		vnodes;
-	char	   *vnode_name;
-	int32		vnode_first;
-	Oid			argtypes[7] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, INT4OID};
-	Datum		args[7];
-	bool		nulls[7] = {false, false, false, false, false, false, false};
+	Oid			argtypes[7] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, INT4OID, TEXTOID};
 
 	if (strlen(ring) < 1 || strlen(ring) > CHASH_MAX_RING_NAME)
 		ereport(ERROR,
@@ -122,24 +136,23 @@ chash_ring_create(PG_FUNCTION_ARGS)
 				 errmsg("ring name must be 1 to %d bytes long",
 						CHASH_MAX_RING_NAME),
 				 errdetail("The name given is %zu bytes long.", strlen(ring))));
-	algorithm = chash_algorithm_get(arg_text(fcinfo, 1, "algorithm"));
+	(void) chash_algorithm_get(arg_text(fcinfo, 1, "algorithm"));
 	hash = chash_hash_get(arg_text(fcinfo, 2, "hash"));
 	if (PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("vnodes must not be null")));
-	vnodes = PG_GETARG_INT32(3);
-	check_vnodes(vnodes);
-	vnode_name = arg_text(fcinfo, 4, "vnode_name");
-	chash_template_check(vnode_name);
+	check_vnodes(PG_GETARG_INT32(3));
+	chash_template_check(arg_text(fcinfo, 4, "vnode_name"));
 	if (PG_ARGISNULL(5))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("vnode_first must not be null")));
-	vnode_first = PG_GETARG_INT32(5);
 	if (!PG_ARGISNULL(6))
 	{
-		key_hash = chash_hash_get(text_to_cstring(PG_GETARG_TEXT_PP(6)));
+		const ChashHashFunction *key_hash =
+			chash_hash_get(text_to_cstring(PG_GETARG_TEXT_PP(6)));
+
 		if (key_hash->bits != hash->bits)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -151,24 +164,13 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	}
 
 	chash_catalog_check_privilege(CHASH_RING_TABLE, ACL_INSERT, ring);
-
-	args[0] = CStringGetTextDatum(ring);
-	args[1] = CStringGetTextDatum(algorithm->name);
-	args[2] = CStringGetTextDatum(hash->name);
-	if (key_hash != NULL)
-		args[3] = CStringGetTextDatum(key_hash->name);
-	else
-		nulls[3] = true;
-	args[4] = Int32GetDatum(vnodes);
-	args[5] = CStringGetTextDatum(vnode_name);
-	args[6] = Int32GetDatum(vnode_first);
-
-	if (chash_catalog_execute("INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
-							  " (ring, algorithm, hash, key_hash, vnodes,"
-							  " vnode_name, vnode_first)"
+	if (execute_with_own_args(fcinfo,
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " (ring, algorithm, hash, vnodes, vnode_name,"
+							  " vnode_first, key_hash)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7)"
 							  " ON CONFLICT (ring) DO NOTHING",
-							  7, argtypes, args, nulls) == 0)
+							  7, argtypes) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("ring \"%s\" already exists", ring)));
@@ -183,13 +185,12 @@ chash_ring_drop(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	Oid			argtypes[1] = {TEXTOID};
-	Datum		args[1] = {CStringGetTextDatum(ring)};
-	bool		nulls[1] = {false};
 
 	chash_catalog_check_privilege(CHASH_RING_TABLE, ACL_DELETE, ring);
-	if (chash_catalog_execute("DELETE FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+	if (execute_with_own_args(fcinfo,
+							  "DELETE FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
 							  " WHERE ring = $1",
-							  1, argtypes, args, nulls) == 0)
+							  1, argtypes) == 0)
 		error_ring_missing(ring);
 	PG_RETURN_VOID();
 }
@@ -203,8 +204,6 @@ chash_node_add(PG_FUNCTION_ARGS)
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
 	Oid			argtypes[5] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID};
-	Datum		args[5];
-	bool		nulls[5] = {false, false, false, false, false};
 
 	check_node_name(node);
 	if (PG_ARGISNULL(2))
@@ -219,19 +218,12 @@ chash_node_add(PG_FUNCTION_ARGS)
 	if (!chash_catalog_ring_exists(ring))
 		error_ring_missing(ring);
 
-	args[0] = CStringGetTextDatum(ring);
-	args[1] = CStringGetTextDatum(node);
-	args[2] = PG_GETARG_DATUM(2);
-	args[3] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
-	nulls[3] = PG_ARGISNULL(3);
-	args[4] = PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4);
-	nulls[4] = PG_ARGISNULL(4);
-
-	if (chash_catalog_execute("INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+	if (execute_with_own_args(fcinfo,
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " (ring, node, weight, vnodes, zone)"
 							  " VALUES ($1, $2, $3, $4, $5)"
 							  " ON CONFLICT (ring, node) DO NOTHING",
-							  5, argtypes, args, nulls) == 0)
+							  5, argtypes) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("node \"%s\" already exists in ring \"%s\"", node, ring),
@@ -248,13 +240,12 @@ chash_node_remove(PG_FUNCTION_ARGS)
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
 	Oid			argtypes[2] = {TEXTOID, TEXTOID};
-	Datum		args[2] = {CStringGetTextDatum(ring), CStringGetTextDatum(node)};
-	bool		nulls[2] = {false, false};
 
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_DELETE, ring);
-	if (chash_catalog_execute("DELETE FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+	if (execute_with_own_args(fcinfo,
+							  "DELETE FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " WHERE ring = $1 AND node = $2",
-							  2, argtypes, args, nulls) == 0)
+							  2, argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();
 }
@@ -271,8 +262,6 @@ chash_node_set(PG_FUNCTION_ARGS)
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
 	Oid			argtypes[6] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID};
-	Datum		args[6];
-	bool		nulls[6];
 
 	if (!PG_ARGISNULL(2))
 		check_weight(PG_GETARG_FLOAT8(2));
@@ -283,22 +272,14 @@ chash_node_set(PG_FUNCTION_ARGS)
 
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_UPDATE, ring);
 
-	args[0] = CStringGetTextDatum(ring);
-	args[1] = CStringGetTextDatum(node);
-	nulls[0] = nulls[1] = false;
-	for (int i = 2; i < 6; i++)
-	{
-		nulls[i] = PG_ARGISNULL(i);
-		args[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(i);
-	}
-
-	if (chash_catalog_execute("UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
+	if (execute_with_own_args(fcinfo,
+							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " SET weight = coalesce($3, weight),"
 							  " vnodes = coalesce($4, vnodes),"
 							  " state = coalesce($5, state),"
 							  " zone = coalesce($6, zone)"
 							  " WHERE ring = $1 AND node = $2",
-							  6, argtypes, args, nulls) == 0)
+							  6, argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();
 }

@@ -42,23 +42,20 @@ chash_algorithm_find(const char *name)
 	return NULL;
 }
 
+static const char *
+algorithm_name_at(int i)
+{
+	return chash_algorithms[i]->name;
+}
+
 /* The algorithm of that name; an error listing the valid ones if none */
 const ChashAlgorithm *
 chash_algorithm_get(const char *name)
 {
 	const ChashAlgorithm *algorithm = chash_algorithm_find(name);
-	StringInfoData valid;
 
-	if (algorithm != NULL)
-		return algorithm;
-
-	initStringInfo(&valid);
-	for (int i = 0; i < lengthof(chash_algorithms); i++)
-		appendStringInfo(&valid, "%s\"%s\"", i > 0 ? ", " : "",
-						 chash_algorithms[i]->name);
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown algorithm \"%s\"", name),
-			 errhint("Valid algorithms are %s.", valid.data)));
-	return NULL;				/* keep compiler quiet */
+	if (algorithm == NULL)
+		chash_error_unknown("algorithm", "algorithms", name,
+							lengthof(chash_algorithms), algorithm_name_at);
+	return algorithm;
 }

@@ -26,6 +26,25 @@ _PG_init(void)
 	chash_cache_init();
 }
 
+/*
+ * The error for a name that is not in one of chash's tables (hash
+ * functions, algorithms), with a hint listing the valid names.
+ */
+void
+chash_error_unknown(const char *what, const char *plural, const char *name,
+					int count, const char *(*name_at) (int))
+{
+	StringInfoData valid;
+
+	initStringInfo(&valid);
+	for (int i = 0; i < count; i++)
+		appendStringInfo(&valid, "%s\"%s\"", i > 0 ? ", " : "", name_at(i));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown %s \"%s\"", what, name),
+			 errhint("Valid %s are %s.", plural, valid.data)));
+}
+
 /* Set up a set-returning function to fill a tuplestore in one call */
 void
 chash_materialized_srf(FunctionCallInfo fcinfo)

@@ -185,7 +185,10 @@ extern void chash_cache_init(void);
 extern const ChashRing *chash_cache_get_ring(const char *name, int len,
 											 uint64 *generation);
 
-/* Module set-up and compatibility (chash.c) */
+/* Module set-up, shared errors and compatibility (chash.c) */
 extern void chash_materialized_srf(FunctionCallInfo fcinfo);
+extern void chash_error_unknown(const char *what, const char *plural,
+								const char *name, int count,
+								const char *(*name_at) (int)) pg_attribute_noreturn();
 
 #endif							/* CHASH_H */

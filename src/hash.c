@@ -237,23 +237,20 @@ chash_hash_find(const char *name)
 	return NULL;
 }
 
+static const char *
+hash_name_at(int i)
+{
+	return chash_hash_functions[i].name;
+}
+
 /* The hash function of that name; an error listing the valid ones if none */
 const ChashHashFunction *
 chash_hash_get(const char *name)
 {
 	const ChashHashFunction *hash = chash_hash_find(name);
-	StringInfoData valid;
 
-	if (hash != NULL)
-		return hash;
-
-	initStringInfo(&valid);
-	for (int i = 0; i < lengthof(chash_hash_functions); i++)
-		appendStringInfo(&valid, "%s\"%s\"", i > 0 ? ", " : "",
-						 chash_hash_functions[i].name);
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown hash function \"%s\"", name),
-			 errhint("Valid hash functions are %s.", valid.data)));
-	return NULL;				/* keep compiler quiet */
+	if (hash == NULL)
+		chash_error_unknown("hash function", "hash functions", name,
+							lengthof(chash_hash_functions), hash_name_at);
+	return hash;
 }
