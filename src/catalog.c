@@ -288,6 +288,7 @@ chash_check_ring_size(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = (TriggerData *) fcinfo->context;
 	MemoryContext callercxt = CurrentMemoryContext;
+	MemoryContext oldcxt;
 	List	   *rings = NIL;
 	ListCell   *lc;
 	int			ret;
@@ -305,8 +306,11 @@ chash_check_ring_size(PG_FUNCTION_ARGS)
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not read the changed rings: %s",
 			 SPI_result_code_string(ret));
+	/* the list must outlive SPI_finish, which frees SPI's memory */
+	oldcxt = MemoryContextSwitchTo(callercxt);
 	for (uint64 i = 0; i < SPI_processed; i++)
 		rings = lappend(rings, spi_text(SPI_tuptable->vals[i], 1, callercxt));
+	MemoryContextSwitchTo(oldcxt);
 	SPI_finish();
 
 	foreach(lc, rings)

@@ -104,6 +104,19 @@ SELECT ring, nodes, points FROM chash.rings WHERE ring IN ('users', 'customers')
 SELECT chash_lookup('customers', 'alice') IS NOT NULL AS routes;
 UPDATE chash.ring_config SET ring = 'users' WHERE ring = 'customers';
 
+-- Statements that touch several rings, with long names: the size check
+-- reads every ring a statement touches
+SELECT chash_ring_create('long_names');
+SELECT chash_node_add('long_names', 'db-primary-eu-west-1' || c)
+FROM unnest(ARRAY['a', 'b', 'c', 'd', 'e', 'f']) c;
+INSERT INTO chash.node_config (ring, node)
+SELECT r, 'replica-' || r || '-' || g
+FROM unnest(ARRAY['users', 'long_names']) r, generate_series(1, 200) g;
+SELECT ring, count(*) AS nodes, sum(points) AS points FROM chash.nodes
+WHERE ring IN ('users', 'long_names') GROUP BY ring ORDER BY ring;
+DELETE FROM chash.node_config WHERE node LIKE 'replica-%';
+SELECT chash_ring_drop('long_names');
+
 -- The catalog's constraints reject bad rows from plain DML
 INSERT INTO chash.ring_config (ring, hash) VALUES ('bad', 'sha1');
 INSERT INTO chash.ring_config (ring, algorithm) VALUES ('bad', 'rendezvous');
