@@ -280,6 +280,14 @@ CREATE FUNCTION chash_hash_functions()
 COMMENT ON FUNCTION chash_hash_functions() IS
 	'the hash functions chash can place points and keys with';
 
+CREATE FUNCTION chash.cache_stats()
+	RETURNS TABLE(rings integer, bound_rings integer,
+				  latest_builds bigint, bound_builds bigint)
+	AS 'MODULE_PATHNAME', 'chash_cache_stats_sql'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION chash.cache_stats() IS
+	'this backend''s ring cache: rings cached for current snapshots and for older ones, and rings built since the backend started';
+
 /*
  * Views for people: the rings and nodes with their point counts.
  */

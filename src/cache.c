@@ -7,25 +7,37 @@
  * CacheMemoryContext, in a hash table keyed by ring name.  The pattern is
  * Citus's metadata cache: triggers on the catalog tables invalidate their
  * relcache entries (catalog.c); our relcache callback bumps
- * chash_cache_generation, which makes every entry stale; the next use of a
- * ring rebuilds it.  Callers keep the ring they resolved with the
- * generation it belongs to, and use it only while the generation holds.
+ * chash_cache_generation, which makes every cached ring stale; the next use
+ * of a ring rebuilds it.  Callers keep the ring they resolved with its
+ * generation, and use it only while the generation holds.
  *
- * A ring is built from the catalog as the active snapshot sees it, so a
- * statement sees one state of a ring throughout, like any table it reads.
- * For an entry to be reused by later statements it must also be the latest
- * state: that holds when the snapshot it was built from was taken after the
- * last invalidation this backend processed.  An invalidation processed
- * after the transaction took its first snapshot (a concurrent commit seen
- * mid-transaction, or our own change) may leave an entry built from an
- * older snapshot; such entries serve the rest of the transaction and are
- * dropped at its end.
+ * A ring is what a snapshot sees of the catalog tables, so that a statement
+ * routes by the ring its snapshot sees, as it would read any table.  Most
+ * statements run with a current snapshot: one that sees every change whose
+ * invalidation this backend has processed.  All of them see the same ring,
+ * which is built once and shared ("latest").  Older snapshots (a cursor's,
+ * a repeatable read transaction's, a statement's that an invalidation
+ * overtook) may see less: they get rings built from and bound to their
+ * own snapshot ("bound"), kept until the end of the transaction.
+ *
+ * Whether a snapshot is current is decided against a reference snapshot,
+ * taken (lazily) after the last invalidation was processed, which sees
+ * every change whose invalidation has been processed: a commit is visible
+ * before its invalidation is sent, and our own changes are processed at
+ * command boundaries.  A snapshot is current if it sees all the reference
+ * sees: its xmax is not behind the reference's, none of the transactions
+ * it has as running had ended for the reference, and within the
+ * transaction of the reference its command id is not behind.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/transam.h"
 #include "access/xact.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
 #include "utils/catcache.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -34,11 +46,20 @@
 
 #include "chash.h"
 
+/* A bound ring: built from one snapshot, for that snapshot only */
+typedef struct BoundRing
+{
+	ChashSnapshotId snapshot;
+	ChashRing  *ring;
+	struct BoundRing *next;
+} BoundRing;
+
 typedef struct RingCacheEntry
 {
 	char		name[NAMEDATALEN];	/* hash key: the ring's name */
-	uint64		generation;		/* chash_cache_generation it was built at */
-	ChashRing  *ring;
+	uint64		generation;		/* chash_cache_generation of the rings */
+	ChashRing  *latest;			/* as current snapshots see it, or NULL */
+	BoundRing  *bound;			/* as older snapshots see it */
 } RingCacheEntry;
 
 /* Bumped by every invalidation; 0 is never a valid generation */
@@ -46,14 +67,96 @@ uint64		chash_cache_generation = 1;
 
 static HTAB *ring_cache = NULL;
 
-/* The generation whose stale entries have been freed */
+/* The generation whose stale rings have been freed */
 static uint64 swept_generation = 0;
 
-/* This transaction processed an invalidation after its first snapshot */
-static bool inval_after_snapshot = false;
+/* Builds since the backend started, for chash.cache_stats() */
+static int64 latest_builds = 0;
+static int64 bound_builds = 0;
 
-/* ... and then built an entry, which may be older than the latest state */
-static bool built_after_inval = false;
+/* Some entry has bound rings, to be freed at the end of the transaction */
+static bool have_bound_rings = false;
+
+/*
+ * The reference snapshot: what a current snapshot must see at least.  Its
+ * running transactions are kept sorted (with a recovery snapshot's
+ * subtransactions, which is where recovery keeps them).
+ */
+static bool ref_valid = false;
+static TransactionId ref_xmax;
+static TransactionId *ref_running = NULL;
+static int	ref_nrunning;
+static CommandId ref_curcid;
+static LocalTransactionId ref_lxid;
+
+#if PG_VERSION_NUM >= 170000
+#define MyLocalTransactionId()	(MyProc->vxid.lxid)
+#else
+#define MyLocalTransactionId()	(MyProc->lxid)
+#endif
+
+static void
+take_reference_snapshot(void)
+{
+	Snapshot	latest = GetLatestSnapshot();
+	int			n = latest->xcnt;
+
+	if (latest->takenDuringRecovery)
+		n += latest->subxcnt;
+	if (ref_running != NULL)
+		pfree(ref_running);
+	ref_running = MemoryContextAlloc(TopMemoryContext,
+									 sizeof(TransactionId) * Max(n, 1));
+	memcpy(ref_running, latest->xip, sizeof(TransactionId) * latest->xcnt);
+	if (latest->takenDuringRecovery)
+		memcpy(ref_running + latest->xcnt, latest->subxip,
+			   sizeof(TransactionId) * latest->subxcnt);
+	qsort(ref_running, n, sizeof(TransactionId), xidComparator);
+	ref_nrunning = n;
+	ref_xmax = latest->xmax;
+	ref_curcid = latest->curcid;
+	ref_lxid = MyLocalTransactionId();
+	ref_valid = true;
+}
+
+static bool
+xid_running_in_reference(TransactionId xid)
+{
+	return bsearch(&xid, ref_running, ref_nrunning, sizeof(TransactionId),
+				   xidComparator) != NULL;
+}
+
+/* Whether snap sees every change whose invalidation has been processed */
+static bool
+snapshot_is_current(Snapshot snap)
+{
+	if (!ref_valid)
+		take_reference_snapshot();
+
+	if (TransactionIdPrecedes(snap->xmax, ref_xmax))
+		return false;
+	if (ref_lxid == MyLocalTransactionId() && snap->curcid < ref_curcid)
+		return false;
+	/* recovery may not list all of a snapshot's running transactions */
+	if (snap->takenDuringRecovery && snap->suboverflowed)
+		return false;
+	for (uint32 i = 0; i < snap->xcnt; i++)
+	{
+		if (TransactionIdPrecedes(snap->xip[i], ref_xmax) &&
+			!xid_running_in_reference(snap->xip[i]))
+			return false;
+	}
+	if (snap->takenDuringRecovery)
+	{
+		for (int32 i = 0; i < snap->subxcnt; i++)
+		{
+			if (TransactionIdPrecedes(snap->subxip[i], ref_xmax) &&
+				!xid_running_in_reference(snap->subxip[i]))
+				return false;
+		}
+	}
+	return true;
+}
 
 static void
 chash_relcache_callback(Datum arg, Oid relid)
@@ -64,8 +167,48 @@ chash_relcache_callback(Datum arg, Oid relid)
 	chash_cache_generation++;
 	/* the tables may have been dropped: look their OIDs up again */
 	chash_catalog_forget_relids();
-	if (FirstSnapshotSet)
-		inval_after_snapshot = true;
+	/* a current snapshot must now see this change too */
+	ref_valid = false;
+}
+
+static void
+free_bound_rings(RingCacheEntry *entry)
+{
+	while (entry->bound != NULL)
+	{
+		BoundRing  *b = entry->bound;
+
+		entry->bound = b->next;
+		MemoryContextDelete(b->ring->mcxt);
+		pfree(b);
+	}
+}
+
+/*
+ * Free the rings of stale entries, and with all_bound every bound ring.
+ * Safe only where no caller holds a ring it has not checked against the
+ * current generation: callers check before every use.
+ */
+static void
+ring_cache_sweep(bool all_bound)
+{
+	HASH_SEQ_STATUS status;
+	RingCacheEntry *entry;
+
+	hash_seq_init(&status, ring_cache);
+	while ((entry = hash_seq_search(&status)) != NULL)
+	{
+		if (entry->generation == chash_cache_generation && !all_bound)
+			continue;
+		free_bound_rings(entry);
+		if (entry->generation != chash_cache_generation)
+		{
+			if (entry->latest != NULL)
+				MemoryContextDelete(entry->latest->mcxt);
+			hash_search(ring_cache, entry->name, HASH_REMOVE, NULL);
+		}
+	}
+	swept_generation = chash_cache_generation;
 }
 
 static void
@@ -78,10 +221,16 @@ chash_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
 		case XACT_EVENT_PREPARE:
-			if (built_after_inval)
+			if (ring_cache == NULL)
+				break;
+			/* bound rings die with their snapshots; holders must look again */
+			if (have_bound_rings)
+			{
 				chash_cache_generation++;
-			built_after_inval = false;
-			inval_after_snapshot = false;
+				have_bound_rings = false;
+			}
+			if (swept_generation != chash_cache_generation)
+				ring_cache_sweep(true);
 			break;
 		default:
 			break;
@@ -115,36 +264,35 @@ ring_cache_create(void)
 	ring_cache = hash_create("chash rings", 16, &ctl, flags);
 }
 
-/*
- * Free the rings of stale entries.  Safe because nobody uses a ring past
- * its generation: holders compare generations before every use.
- */
-static void
-ring_cache_sweep(void)
+/* The ring of entry that snap may use, if there is one */
+static ChashRing *
+entry_ring_for(RingCacheEntry *entry, Snapshot snap, bool current)
 {
-	HASH_SEQ_STATUS status;
-	RingCacheEntry *entry;
-
-	hash_seq_init(&status, ring_cache);
-	while ((entry = hash_seq_search(&status)) != NULL)
+	if (entry->generation != chash_cache_generation)
+		return NULL;
+	if (current)
+		return entry->latest;
+	for (BoundRing *b = entry->bound; b != NULL; b = b->next)
 	{
-		if (entry->generation == chash_cache_generation)
-			continue;
-		if (entry->ring != NULL)
-			MemoryContextDelete(entry->ring->mcxt);
-		hash_search(ring_cache, entry->name, HASH_REMOVE, NULL);
+		if (chash_snapshot_id_equal(&b->snapshot, snap))
+			return b->ring;
 	}
-	swept_generation = chash_cache_generation;
+	return NULL;
 }
 
+/*
+ * Build the ring as snap (the active snapshot) sees it, and keep it: as
+ * the latest ring if snap is current, else bound to snap.
+ */
 static ChashRing *
-ring_cache_build(const char *name, uint64 *generation)
+ring_cache_build(const char *name, Snapshot snap, bool current)
 {
 	uint64		gen = chash_cache_generation;
 	MemoryContext buildcxt;
 	MemoryContext oldcxt;
 	ChashRingSpec *spec;
 	ChashRing  *ring;
+	ChashRing  *kept;
 	RingCacheEntry *entry;
 	bool		found;
 
@@ -159,33 +307,72 @@ ring_cache_build(const char *name, uint64 *generation)
 				 errhint("Create it with chash_ring_create().")));
 	ring = chash_ring_build(spec, buildcxt);
 	MemoryContextSwitchTo(oldcxt);
+	if (current)
+		latest_builds++;
+	else
+		bound_builds++;
 
-	/* complete: only now does it become part of the cache */
-	MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
-	MemoryContextDelete(buildcxt);
-
+	/*
+	 * Reading the catalog may have processed invalidations: then the ring
+	 * is already stale, and only this call uses it.
+	 */
 	entry = hash_search(ring_cache, name, HASH_ENTER, &found);
-	if (found && entry->ring != NULL)
-		MemoryContextDelete(entry->ring->mcxt);
-	entry->ring = ring;
-	entry->generation = gen;
-	if (inval_after_snapshot)
-		built_after_inval = true;
+	if (!found)
+	{
+		entry->generation = gen;
+		entry->latest = NULL;
+		entry->bound = NULL;
+	}
+	if (gen != chash_cache_generation)
+	{
+		/* leave it in the build context, freed with the caller's memory */
+		return ring;
+	}
+	if (entry->generation != gen)
+	{
+		/* left from an older generation: nobody may use its rings */
+		free_bound_rings(entry);
+		if (entry->latest != NULL)
+			MemoryContextDelete(entry->latest->mcxt);
+		entry->latest = NULL;
+		entry->generation = gen;
+	}
 
-	*generation = gen;
+	/* a routing call inside the catalog read may have built it already */
+	kept = entry_ring_for(entry, snap, current);
+	if (kept != NULL)
+		return kept;
+
+	MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
+	if (current)
+		entry->latest = ring;
+	else
+	{
+		BoundRing  *b = MemoryContextAlloc(CacheMemoryContext, sizeof(BoundRing));
+
+		chash_snapshot_id_set(&b->snapshot, snap);
+		b->ring = ring;
+		b->next = entry->bound;
+		entry->bound = b;
+		have_bound_rings = true;
+	}
+	MemoryContextDelete(buildcxt);
 	return ring;
 }
 
 /*
- * The built ring of that name (len bytes, not NUL-terminated), valid while
- * chash_cache_generation equals *generation; an error if there is no such
- * ring.
+ * The ring of that name (len bytes, not NUL-terminated) as snap, the active
+ * snapshot, sees it; valid while chash_cache_generation equals *generation.
+ * An error if there is no such ring.
  */
 const ChashRing *
-chash_cache_get_ring(const char *name, int len, uint64 *generation)
+chash_cache_get_ring(const char *name, int len, Snapshot snap,
+					 uint64 *generation)
 {
 	char		key[NAMEDATALEN];
 	RingCacheEntry *entry;
+	ChashRing  *ring = NULL;
+	bool		current;
 
 	if (len < 1 || len > CHASH_MAX_RING_NAME)
 		ereport(ERROR,
@@ -199,13 +386,40 @@ chash_cache_get_ring(const char *name, int len, uint64 *generation)
 	if (ring_cache == NULL)
 		ring_cache_create();
 	if (swept_generation != chash_cache_generation)
-		ring_cache_sweep();
+		ring_cache_sweep(false);
 
+	current = snapshot_is_current(snap);
+	*generation = chash_cache_generation;
 	entry = hash_search(ring_cache, key, HASH_FIND, NULL);
-	if (entry != NULL && entry->generation == chash_cache_generation)
+	if (entry != NULL)
+		ring = entry_ring_for(entry, snap, current);
+	if (ring == NULL)
+		ring = ring_cache_build(key, snap, current);
+	return ring;
+}
+
+/* What the cache holds, and how often it has built rings */
+void
+chash_cache_stats(int *rings, int *bound_rings, int64 *latest, int64 *bound)
+{
+	*rings = 0;
+	*bound_rings = 0;
+	if (ring_cache != NULL)
 	{
-		*generation = entry->generation;
-		return entry->ring;
+		HASH_SEQ_STATUS status;
+		RingCacheEntry *entry;
+
+		hash_seq_init(&status, ring_cache);
+		while ((entry = hash_seq_search(&status)) != NULL)
+		{
+			if (entry->generation != chash_cache_generation)
+				continue;
+			if (entry->latest != NULL)
+				(*rings)++;
+			for (BoundRing *b = entry->bound; b != NULL; b = b->next)
+				(*bound_rings)++;
+		}
 	}
-	return ring_cache_build(key, generation);
+	*latest = latest_builds;
+	*bound = bound_builds;
 }

@@ -61,9 +61,15 @@ chash_catalog_forget_relids(void)
 	node_table_oid = InvalidOid;
 }
 
+/*
+ * Whether relid is one of the catalog tables.  While their OIDs are not
+ * known (after an invalidation, until the next use), any relation may be.
+ */
 bool
 chash_catalog_is_ours(Oid relid)
 {
+	if (!OidIsValid(ring_table_oid) || !OidIsValid(node_table_oid))
+		return true;
 	return relid == ring_table_oid || relid == node_table_oid;
 }
 

@@ -22,6 +22,7 @@
 #include "lib/stringinfo.h"
 #include "nodes/parsenodes.h"
 #include "utils/builtins.h"
+#include "utils/snapshot.h"
 
 /* Schema and tables of the catalog, as created by the install script */
 #define CHASH_SCHEMA			"chash"
@@ -179,11 +180,55 @@ extern uint64 chash_catalog_execute(const char *sql, int nargs,
 									const bool *argnulls);
 extern bool chash_catalog_ring_exists(const char *ring);
 
+/*
+ * What tells snapshots apart, as far as what they see of the catalog goes.
+ * Two snapshots of one backend with equal fields see the same rows: a
+ * transaction that was running in one and has ended in the other moved
+ * xmax or changed the number of running transactions.
+ */
+typedef struct ChashSnapshotId
+{
+	TransactionId xmin;
+	TransactionId xmax;
+	CommandId	curcid;
+	uint32		xcnt;
+	int32		subxcnt;
+	bool		suboverflowed;
+	bool		takenDuringRecovery;
+} ChashSnapshotId;
+
+static inline void
+chash_snapshot_id_set(ChashSnapshotId *id, Snapshot snap)
+{
+	id->xmin = snap->xmin;
+	id->xmax = snap->xmax;
+	id->curcid = snap->curcid;
+	id->xcnt = snap->xcnt;
+	id->subxcnt = snap->subxcnt;
+	id->suboverflowed = snap->suboverflowed;
+	id->takenDuringRecovery = snap->takenDuringRecovery;
+}
+
+static inline bool
+chash_snapshot_id_equal(const ChashSnapshotId *id, Snapshot snap)
+{
+	return id->curcid == snap->curcid &&
+		id->xmin == snap->xmin &&
+		id->xmax == snap->xmax &&
+		id->xcnt == snap->xcnt &&
+		id->subxcnt == snap->subxcnt &&
+		id->suboverflowed == snap->suboverflowed &&
+		id->takenDuringRecovery == snap->takenDuringRecovery;
+}
+
 /* The per-backend cache (cache.c) */
 extern uint64 chash_cache_generation;
 extern void chash_cache_init(void);
 extern const ChashRing *chash_cache_get_ring(const char *name, int len,
+											 Snapshot snap,
 											 uint64 *generation);
+extern void chash_cache_stats(int *rings, int *bound_rings,
+							  int64 *latest, int64 *bound);
 
 /* Module set-up, shared errors and compatibility (chash.c) */
 extern void chash_materialized_srf(FunctionCallInfo fcinfo);

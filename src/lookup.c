@@ -19,16 +19,21 @@
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
 
 #include "chash.h"
 
-/* What a routing function keeps between calls */
+/*
+ * What a routing function keeps between calls: the ring it resolved, for
+ * which snapshot, and the cache generation that ring belongs to.
+ */
 typedef struct RingCallCache
 {
 	uint64		generation;		/* 0 until a ring is resolved */
 	const ChashRing *ring;
+	ChashSnapshotId snapshot;
 	int			name_len;
 	char		name[NAMEDATALEN];
 } RingCallCache;
@@ -37,22 +42,47 @@ static pg_noinline const ChashRing *
 call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 {
 	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
+	bool		pushed = false;
+	Snapshot	snap;
 
 	if (cc == NULL)
 	{
 		cc = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
 									sizeof(RingCallCache));
 		fcinfo->flinfo->fn_extra = cc;
-		/* a new statement: see what other sessions committed before it */
-		AcceptInvalidationMessages();
 	}
-	cc->ring = chash_cache_get_ring(name, len, &cc->generation);
+
+	/* a routing call always runs in a snapshot; make one if need be */
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pushed = true;
+	}
+	snap = GetActiveSnapshot();
+
+	/* a new snapshot: see what was committed before it was taken */
+	if (cc->generation == 0 || pushed ||
+		!chash_snapshot_id_equal(&cc->snapshot, snap))
+		AcceptInvalidationMessages();
+
+	cc->generation = 0;
+	cc->ring = chash_cache_get_ring(name, len, snap, &cc->generation);
+	chash_snapshot_id_set(&cc->snapshot, snap);
 	cc->name_len = len;
 	memcpy(cc->name, name, len);
+	if (pushed)
+	{
+		PopActiveSnapshot();
+		/* no snapshot to match next time: resolve again */
+		cc->generation = 0;
+	}
 	return cc->ring;
 }
 
-/* The ring named by argument 0 */
+/*
+ * The ring named by argument 0, as the active snapshot sees it.  The fast
+ * path checks the cache generation, the name and the snapshot.
+ */
 static inline const ChashRing *
 call_ring(FunctionCallInfo fcinfo)
 {
@@ -64,7 +94,9 @@ call_ring(FunctionCallInfo fcinfo)
 	if (likely(cc != NULL &&
 			   cc->generation == chash_cache_generation &&
 			   cc->name_len == len &&
-			   memcmp(cc->name, name, len) == 0))
+			   memcmp(cc->name, name, len) == 0 &&
+			   ActiveSnapshotSet() &&
+			   chash_snapshot_id_equal(&cc->snapshot, GetActiveSnapshot())))
 		return cc->ring;
 	return call_ring_resolve(fcinfo, name, len);
 }
@@ -430,4 +462,28 @@ chash_algorithm_is_known(PG_FUNCTION_ARGS)
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 
 	PG_RETURN_BOOL(chash_algorithm_find(name) != NULL);
+}
+
+/* chash.cache_stats(): this backend's cached rings and builds */
+PG_FUNCTION_INFO_V1(chash_cache_stats_sql);
+
+Datum
+chash_cache_stats_sql(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	int			rings;
+	int			bound_rings;
+	int64		latest;
+	int64		bound;
+
+	chash_materialized_srf(fcinfo);
+	chash_cache_stats(&rings, &bound_rings, &latest, &bound);
+	values[0] = Int32GetDatum(rings);
+	values[1] = Int32GetDatum(bound_rings);
+	values[2] = Int64GetDatum(latest);
+	values[3] = Int64GetDatum(bound);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
 }
