@@ -34,7 +34,7 @@ CREATE TABLE chash.ring_config (
 	vnode_name	text NOT NULL DEFAULT '{node}#{i}',
 	vnode_first integer NOT NULL DEFAULT 0,
 	CONSTRAINT ring_config_ring_check
-		CHECK (octet_length(ring) BETWEEN 1 AND 63),
+		CHECK (pg_catalog.octet_length(ring) BETWEEN 1 AND 63),
 	CONSTRAINT ring_config_algorithm_check
 		CHECK (chash.algorithm_is_known(algorithm)),
 	CONSTRAINT ring_config_hash_check
@@ -45,7 +45,8 @@ CREATE TABLE chash.ring_config (
 	CONSTRAINT ring_config_vnodes_check
 		CHECK (vnodes BETWEEN 1 AND 16777216),
 	CONSTRAINT ring_config_vnode_name_check
-		CHECK (strpos(vnode_name, '{i}') > 0 AND strpos(vnode_name, '{node}') > 0)
+		CHECK (pg_catalog.strpos(vnode_name, '{i}'::text) > 0 AND
+			   pg_catalog.strpos(vnode_name, '{node}'::text) > 0)
 );
 COMMENT ON TABLE chash.ring_config IS
 	'chash rings: one row a ring, its algorithm, hash functions and virtual node settings';
@@ -60,13 +61,13 @@ CREATE TABLE chash.node_config (
 	state		text NOT NULL DEFAULT 'active',
 	PRIMARY KEY (ring, node),
 	CONSTRAINT node_config_node_check
-		CHECK (node <> ''),
+		CHECK (node <> ''::text),
 	CONSTRAINT node_config_weight_check
-		CHECK (weight > 0 AND weight < 'Infinity'),
+		CHECK (weight > 0::double precision AND weight < 'Infinity'::double precision),
 	CONSTRAINT node_config_vnodes_check
 		CHECK (vnodes BETWEEN 1 AND 16777216),
 	CONSTRAINT node_config_state_check
-		CHECK (state IN ('active', 'down'))
+		CHECK (state IN ('active'::text, 'down'::text))
 );
 COMMENT ON TABLE chash.node_config IS
 	'nodes of chash rings: weight, own vnodes (NULL: from the weight), zone and state';
@@ -81,13 +82,33 @@ GRANT SELECT ON chash.ring_config, chash.node_config TO PUBLIC;
 
 /*
  * Any change to the catalog, through the functions or by plain DML,
- * invalidates every backend's cached rings.
+ * invalidates every backend's cached rings.  Row triggers, because the
+ * logical replication apply worker fires no statement triggers (TRUNCATE
+ * has statement triggers only), and ALWAYS, so that they also fire with
+ * session_replication_role = replica.
  */
 CREATE FUNCTION chash.invalidate_cache() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'chash_invalidate_cache'
 	LANGUAGE C;
 COMMENT ON FUNCTION chash.invalidate_cache() IS
 	'trigger: invalidates the cached rings of every backend';
+
+CREATE TRIGGER ring_config_invalidate_cache
+	AFTER INSERT OR UPDATE OR DELETE ON chash.ring_config
+	FOR EACH ROW EXECUTE FUNCTION chash.invalidate_cache();
+CREATE TRIGGER ring_config_invalidate_cache_truncate
+	AFTER TRUNCATE ON chash.ring_config
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.invalidate_cache();
+CREATE TRIGGER node_config_invalidate_cache
+	AFTER INSERT OR UPDATE OR DELETE ON chash.node_config
+	FOR EACH ROW EXECUTE FUNCTION chash.invalidate_cache();
+CREATE TRIGGER node_config_invalidate_cache_truncate
+	AFTER TRUNCATE ON chash.node_config
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.invalidate_cache();
+ALTER TABLE chash.ring_config ENABLE ALWAYS TRIGGER ring_config_invalidate_cache;
+ALTER TABLE chash.ring_config ENABLE ALWAYS TRIGGER ring_config_invalidate_cache_truncate;
+ALTER TABLE chash.node_config ENABLE ALWAYS TRIGGER node_config_invalidate_cache;
+ALTER TABLE chash.node_config ENABLE ALWAYS TRIGGER node_config_invalidate_cache_truncate;
 
 /*
  * Every ring that an INSERT or UPDATE touches must still be buildable: no
@@ -111,13 +132,6 @@ CREATE TRIGGER node_config_check_size_insert
 CREATE TRIGGER node_config_check_size_update
 	AFTER UPDATE ON chash.node_config REFERENCING NEW TABLE AS chash_new_rows
 	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();
-
-CREATE TRIGGER ring_config_invalidate_cache
-	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON chash.ring_config
-	FOR EACH STATEMENT EXECUTE FUNCTION chash.invalidate_cache();
-CREATE TRIGGER node_config_invalidate_cache
-	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON chash.node_config
-	FOR EACH STATEMENT EXECUTE FUNCTION chash.invalidate_cache();
 
 /*
  * Changing rings.  VOLATILE; they run with the caller's rights, so they
@@ -309,9 +323,9 @@ COMMENT ON VIEW chash.nodes IS
 CREATE VIEW chash.rings AS
 	SELECT r.ring, r.algorithm, r.hash, coalesce(r.key_hash, r.hash) AS key_hash,
 		   r.vnodes, r.vnode_name, r.vnode_first,
-		   count(n.node)::integer AS nodes,
-		   (count(n.node) FILTER (WHERE n.state = 'active'))::integer AS active_nodes,
-		   coalesce(sum(n.points), 0)::bigint AS points
+		   pg_catalog.count(n.node)::integer AS nodes,
+		   (pg_catalog.count(n.node) FILTER (WHERE n.state = 'active'::text))::integer AS active_nodes,
+		   coalesce(pg_catalog.sum(n.points), 0)::bigint AS points
 	FROM chash.ring_config r
 	LEFT JOIN chash.nodes n ON n.ring = r.ring
 	GROUP BY r.ring;
@@ -319,3 +333,14 @@ COMMENT ON VIEW chash.rings IS
 	'one row a ring: its settings, number of nodes (all and active) and of points';
 
 GRANT SELECT ON chash.rings, chash.nodes TO PUBLIC;
+
+-- From PostgreSQL 15 on, the views read the tables with the caller's rights
+-- too, so that privileges revoked on the tables also hold for the views.
+DO $$
+BEGIN
+	IF pg_catalog.current_setting('server_version_num')::integer >= 150000 THEN
+		ALTER VIEW chash.nodes SET (security_invoker = true);
+		ALTER VIEW chash.rings SET (security_invoker = true);
+	END IF;
+END
+$$;

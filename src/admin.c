@@ -189,7 +189,7 @@ chash_ring_drop(PG_FUNCTION_ARGS)
 	chash_catalog_check_privilege(CHASH_RING_TABLE, ACL_DELETE, ring);
 	if (execute_with_own_args(fcinfo,
 							  "DELETE FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
-							  " WHERE ring = $1",
+							  " WHERE ring" CHASH_EQ "$1",
 							  1, argtypes) == 0)
 		error_ring_missing(ring);
 	PG_RETURN_VOID();
@@ -244,7 +244,7 @@ chash_node_remove(PG_FUNCTION_ARGS)
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_DELETE, ring);
 	if (execute_with_own_args(fcinfo,
 							  "DELETE FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
-							  " WHERE ring = $1 AND node = $2",
+							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2",
 							  2, argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();
@@ -278,7 +278,7 @@ chash_node_set(PG_FUNCTION_ARGS)
 							  " vnodes = coalesce($4, vnodes),"
 							  " state = coalesce($5, state),"
 							  " zone = coalesce($6, zone)"
-							  " WHERE ring = $1 AND node = $2",
+							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2",
 							  6, argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();

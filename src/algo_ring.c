@@ -15,6 +15,8 @@
 
 #include <math.h>
 
+#include "miscadmin.h"
+
 #include "chash.h"
 
 #define TOKEN_NODE	"{node}"
@@ -137,11 +139,13 @@ ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 	const char *end = tmpl + spec->vnode_name_utf8_len;
 	const char *p;
 	StringInfoData pieces;		/* the template's parts between {i}s */
-	int			cuts[64];		/* end of each part in pieces */
+	int		   *cuts;			/* end of each part in pieces */
 	int			ncuts = 0;
 	StringInfoData name;
 	ChashHashFn hash = spec->hash->fn;
 
+	/* no more parts than placeholders could start, plus the last */
+	cuts = palloc(sizeof(int) * (spec->vnode_name_utf8_len / strlen(TOKEN_I) + 1));
 	initStringInfo(&pieces);
 	for (p = tmpl; p < end;)
 	{
@@ -153,11 +157,6 @@ ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 				appendBinaryStringInfo(&pieces, n->name_utf8, n->name_utf8_len);
 				break;
 			case TOKEN_IS_I:
-				if (ncuts >= lengthof(cuts) - 1)
-					ereport(ERROR,
-							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-							 errmsg("vnode_name has too many \"%s\" placeholders",
-									TOKEN_I)));
 				cuts[ncuts++] = pieces.len;
 				break;
 			case TOKEN_LITERAL:
@@ -175,6 +174,9 @@ ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 		int			ndigits = chash_format_int64((int64) spec->vnode_first + v, digits);
 		int			start = 0;
 
+		/* a large ring takes a while: let it be cancelled */
+		if ((v & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
 		resetStringInfo(&name);
 		for (int c = 0; c <= ncuts; c++)
 		{
@@ -187,6 +189,7 @@ ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 		out[v].node = node;
 		out[v].vnode = (uint32) v;
 	}
+	pfree(cuts);
 	pfree(pieces.data);
 	pfree(name.data);
 }

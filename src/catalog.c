@@ -16,8 +16,8 @@
 #include "catalog/pg_type_d.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
@@ -73,17 +73,11 @@ chash_catalog_is_ours(Oid relid)
 	return relid == ring_table_oid || relid == node_table_oid;
 }
 
-/*
- * A string of the catalog in UTF-8, the bytes chash hashes: the same
- * pointer where the database encoding needs no conversion.
- */
+/* A string of the catalog as the bytes chash hashes */
 static const char *
-to_utf8(const char *s, int *len)
+to_hash_bytes(const char *s, int *len)
 {
-	const char *u = pg_server_to_any(s, strlen(s), PG_UTF8);
-
-	*len = strlen(u);
-	return u;
+	return chash_text_bytes(s, strlen(s), len);
 }
 
 static int
@@ -122,25 +116,52 @@ spi_value(HeapTuple tuple, int col)
 }
 
 /*
- * Read a ring's configuration, as the active snapshot sees it, into the
- * current memory context; NULL if there is no such ring.  With
- * see_own_changes, a fresh snapshot also sees the calling command's own
- * changes (for checks after a change).
+ * Run a query on the catalog with the ring's name as $1: as the active
+ * snapshot sees the catalog, or with latest as the latest committed state
+ * plus this transaction's own changes.
+ */
+static void
+spi_select_ring(const char *sql, Datum ring, bool latest)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {ring};
+	int			ret;
+
+	if (latest)
+	{
+		SPIPlanPtr	plan = SPI_prepare(sql, 1, argtypes);
+
+		if (plan == NULL)
+			elog(ERROR, "could not prepare a query on the chash catalog: %s",
+				 SPI_result_code_string(SPI_result));
+		/* not read-only: SPI advances the command id to see our changes */
+		ret = SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(),
+								   InvalidSnapshot, false, false, 0);
+	}
+	else
+		ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "could not read the chash catalog: %s",
+			 SPI_result_code_string(ret));
+}
+
+/*
+ * Read a ring's configuration into the current memory context, as the
+ * active snapshot sees it (or the latest state, see spi_select_ring); NULL
+ * if there is no such ring.
  */
 ChashRingSpec *
-chash_catalog_read_ring(const char *ring, bool see_own_changes)
+chash_catalog_read_ring(const char *ring, bool latest)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		args[1];
+	Datum		ringdatum;
 	ChashRingSpec *spec;
 	bool		pushed = false;
-	int			ret;
 
 	(void) chash_catalog_relid(CHASH_RING_TABLE);
 	(void) chash_catalog_relid(CHASH_NODE_TABLE);
 
-	args[0] = CStringGetTextDatum(ring);
+	ringdatum = CStringGetTextDatum(ring);
 	if (!ActiveSnapshotSet())
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());
@@ -149,14 +170,11 @@ chash_catalog_read_ring(const char *ring, bool see_own_changes)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 
-	ret = SPI_execute_with_args("SELECT algorithm, hash, coalesce(key_hash, hash),"
-								" vnodes, vnode_name, vnode_first"
-								" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
-								" WHERE ring = $1",
-								1, argtypes, args, NULL, !see_own_changes, 1);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "could not read ring \"%s\": %s", ring,
-			 SPI_result_code_string(ret));
+	spi_select_ring("SELECT algorithm, hash, coalesce(key_hash, hash),"
+					" vnodes, vnode_name, vnode_first"
+					" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+					" WHERE ring" CHASH_EQ "$1",
+					ringdatum, latest);
 	if (SPI_processed == 0)
 	{
 		SPI_finish();
@@ -181,14 +199,11 @@ chash_catalog_read_ring(const char *ring, bool see_own_changes)
 		spec->vnode_first = DatumGetInt32(spi_value(row, 6));
 	}
 
-	ret = SPI_execute_with_args("SELECT node, weight, coalesce(vnodes, 0),"
-								" state = 'active'"
-								" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
-								" WHERE ring = $1",
-								1, argtypes, args, NULL, !see_own_changes, 0);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "could not read the nodes of ring \"%s\": %s", ring,
-			 SPI_result_code_string(ret));
+	spi_select_ring("SELECT node, weight, coalesce(vnodes, 0),"
+					" state" CHASH_EQ "'active'"
+					" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+					" WHERE ring" CHASH_EQ "$1",
+					ringdatum, latest);
 
 	spec->nnodes = (int) SPI_processed;
 	spec->nodes = MemoryContextAllocZero(callercxt,
@@ -209,10 +224,10 @@ chash_catalog_read_ring(const char *ring, bool see_own_changes)
 		PopActiveSnapshot();
 
 	/* conversions allocate, so do them once back in the caller's context */
-	spec->vnode_name_utf8 = to_utf8(spec->vnode_name, &spec->vnode_name_utf8_len);
+	spec->vnode_name_utf8 = to_hash_bytes(spec->vnode_name, &spec->vnode_name_utf8_len);
 	for (int k = 0; k < spec->nnodes; k++)
-		spec->nodes[k].name_utf8 = to_utf8(spec->nodes[k].name,
-										   &spec->nodes[k].name_utf8_len);
+		spec->nodes[k].name_utf8 = to_hash_bytes(spec->nodes[k].name,
+												 &spec->nodes[k].name_utf8_len);
 	qsort(spec->nodes, spec->nnodes, sizeof(ChashNodeSpec), node_spec_cmp);
 
 	return spec;
@@ -277,7 +292,7 @@ chash_catalog_ring_exists(const char *ring)
 	bool		nulls[1] = {false};
 
 	return chash_catalog_execute("SELECT 1 FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
-								 " WHERE ring = $1",
+								 " WHERE ring" CHASH_EQ "$1",
 								 1, argtypes, args, nulls) > 0;
 }
 
@@ -285,7 +300,10 @@ chash_catalog_ring_exists(const char *ring)
  * Trigger after INSERT or UPDATE on the catalog tables, with the new rows
  * as transition table chash_new_rows: every ring they touch must still be
  * buildable, or the statement fails.  Like the CHECK constraints, this
- * holds for the functions and for plain DML alike.
+ * holds for the functions and for plain DML alike.  Concurrent changes are
+ * checked one after the other (a self-conflicting lock on ring_config that
+ * ordinary DML does not take), each against the latest state, so that two
+ * changes each within the limits cannot together exceed them.
  */
 PG_FUNCTION_INFO_V1(chash_check_ring_size);
 
@@ -319,6 +337,8 @@ chash_check_ring_size(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(oldcxt);
 	SPI_finish();
 
+	LockRelationOid(chash_catalog_relid(CHASH_RING_TABLE),
+					ShareUpdateExclusiveLock);
 	foreach(lc, rings)
 	{
 		ChashRingSpec *spec = chash_catalog_read_ring(lfirst(lc), true);

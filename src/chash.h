@@ -20,6 +20,7 @@
 
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "nodes/parsenodes.h"
 #include "utils/builtins.h"
 #include "utils/snapshot.h"
@@ -28,6 +29,12 @@
 #define CHASH_SCHEMA			"chash"
 #define CHASH_RING_TABLE		"ring_config"
 #define CHASH_NODE_TABLE		"node_config"
+
+/*
+ * Equality in queries on the catalog, bound to pg_catalog whatever the
+ * caller's search_path
+ */
+#define CHASH_EQ				" OPERATOR(pg_catalog.=) "
 
 /* Limits, mirrored by the CHECK constraints of the catalog tables */
 #define CHASH_MAX_RING_NAME		(NAMEDATALEN - 1)
@@ -74,6 +81,28 @@ chash_format_int64(int64 value, char *buf)
 	pg_lltoa(value, buf);
 	return strlen(buf);
 #endif
+}
+
+/*
+ * Text in the server encoding as the bytes chash hashes: its UTF-8, or the
+ * text itself where no conversion applies (UTF-8 and SQL_ASCII databases;
+ * SQL_ASCII text is taken byte for byte).  Returns s or a palloc'd copy.
+ */
+static inline const char *
+chash_text_bytes(const char *s, int len, int *outlen)
+{
+	int			encoding = GetDatabaseEncoding();
+	char	   *u;
+
+	if (likely(encoding == PG_UTF8 || encoding == PG_SQL_ASCII))
+	{
+		*outlen = len;
+		return s;
+	}
+	u = pg_server_to_any(s, len, PG_UTF8);
+	/* unconverted, s need not be NUL-terminated */
+	*outlen = (u == s) ? len : (int) strlen(u);
+	return u;
 }
 
 /*
@@ -168,8 +197,7 @@ extern uint32 chash_ring_find(const ChashRing *ring, uint64 position);
 extern void chash_template_check(const char *tmpl);
 
 /* Catalog access (catalog.c) */
-extern ChashRingSpec *chash_catalog_read_ring(const char *ring,
-											  bool see_own_changes);
+extern ChashRingSpec *chash_catalog_read_ring(const char *ring, bool latest);
 extern Oid	chash_catalog_relid(const char *table);
 extern void chash_catalog_forget_relids(void);
 extern bool chash_catalog_is_ours(Oid relid);

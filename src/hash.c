@@ -176,9 +176,9 @@ hash_md5(const unsigned char *data, size_t len)
 	uint8		digest[16];
 	bool		ok;
 
-#if PG_VERSION_NUM >= 150000
 	const char *errstr = NULL;
 
+#if PG_VERSION_NUM >= 150000
 	ok = pg_md5_binary(data, len, digest, &errstr);
 #else
 	ok = pg_md5_binary(data, len, digest);
@@ -186,7 +186,8 @@ hash_md5(const unsigned char *data, size_t len)
 	if (!ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("could not compute MD5 digest")));
+				 errmsg("could not compute MD5 digest"),
+				 errstr ? errdetail_internal("%s", errstr) : 0));
 
 	return (uint32) digest[0] | ((uint32) digest[1] << 8) |
 		((uint32) digest[2] << 16) | ((uint32) digest[3] << 24);

@@ -127,23 +127,17 @@ typedef enum ChashKeyType
 	CHASH_KEY_UUID				/* its canonical lower-case text */
 } ChashKeyType;
 
-/* Hash text in the server encoding as its UTF-8 bytes */
+/* Hash text in the server encoding as chash_text_bytes says */
 static inline uint64
 hash_server_text(const ChashHashFunction *hash, const char *s, int len)
 {
-	int			encoding = GetDatabaseEncoding();
+	int			blen;
+	const char *b = chash_text_bytes(s, len, &blen);
+	uint64		h = hash->fn((const unsigned char *) b, blen);
 
-	if (likely(encoding == PG_UTF8 || encoding == PG_SQL_ASCII))
-		return hash->fn((const unsigned char *) s, len);
-	else
-	{
-		char	   *u = pg_server_to_any(s, len, PG_UTF8);
-		uint64		h = hash->fn((const unsigned char *) u, strlen(u));
-
-		if (u != s)
-			pfree(u);
-		return h;
-	}
+	if (b != s)
+		pfree((char *) b);
+	return h;
 }
 
 static inline int
@@ -235,6 +229,7 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	uint32		at;
 	bool	   *seen;
 	Datum	   *nodes;
+	ArrayType  *result;
 	int			found = 0;
 
 	if (unlikely(ring->npoints == 0))
@@ -263,9 +258,12 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 			at = 0;
 	}
 	Assert(found == n);
+	result = construct_array(nodes, n, TEXTOID, -1, false, TYPALIGN_INT);
+	for (int i = 0; i < n; i++)
+		pfree(DatumGetPointer(nodes[i]));
+	pfree(nodes);
 	pfree(seen);
-	PG_RETURN_ARRAYTYPE_P(construct_array(nodes, n, TEXTOID, -1, false,
-										  TYPALIGN_INT));
+	PG_RETURN_ARRAYTYPE_P(result);
 }
 
 /* chash_position(ring, key): where the key falls on the ring */
@@ -309,6 +307,7 @@ CHASH_ROUTING_FUNCTIONS(uuid, CHASH_KEY_UUID)
 typedef struct HashCallCache
 {
 	const ChashHashFunction *hash;
+	int			name_len;
 	char		name[NAMEDATALEN];
 } HashCallCache;
 
@@ -316,7 +315,13 @@ static const ChashHashFunction *
 call_hash(FunctionCallInfo fcinfo)
 {
 	HashCallCache *hc = (HashCallCache *) fcinfo->flinfo->fn_extra;
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	text	   *arg = PG_GETARG_TEXT_PP(0);
+	const char *name = VARDATA_ANY(arg);
+	int			len = VARSIZE_ANY_EXHDR(arg);
+
+	if (likely(hc != NULL && hc->name_len == len &&
+			   memcmp(hc->name, name, len) == 0))
+		return hc->hash;
 
 	if (hc == NULL)
 	{
@@ -324,12 +329,10 @@ call_hash(FunctionCallInfo fcinfo)
 									sizeof(HashCallCache));
 		fcinfo->flinfo->fn_extra = hc;
 	}
-	if (hc->hash == NULL || strcmp(hc->name, name) != 0)
-	{
-		hc->hash = chash_hash_get(name);
-		strlcpy(hc->name, hc->hash->name, sizeof(hc->name));
-	}
-	pfree(name);
+	hc->hash = chash_hash_get(text_to_cstring(arg));
+	/* a known name is short; remember it as given */
+	hc->name_len = len;
+	memcpy(hc->name, name, len);
 	return hc->hash;
 }
 

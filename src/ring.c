@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "chash.h"
@@ -35,8 +36,8 @@ chash_ring_count_points(const ChashRingSpec *spec, int64 *node_counts)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("ring \"%s\" would have too many points", spec->name),
-				 errdetail("Its nodes would have " INT64_FORMAT " points; the most a ring can have is %d.",
-						   total, CHASH_MAX_RING_POINTS)));
+				 errdetail("Its nodes would have %lld points; the most a ring can have is %d.",
+						   (long long) total, CHASH_MAX_RING_POINTS)));
 	return total;
 }
 
@@ -79,6 +80,7 @@ chash_ring_build_points(const ChashRingSpec *spec, uint32 *npoints)
 	}
 	Assert(at == total);
 
+	CHECK_FOR_INTERRUPTS();
 	qsort(points, total, sizeof(ChashPoint), point_cmp);
 	pfree(node_counts);
 	*npoints = (uint32) total;

@@ -27,14 +27,16 @@ FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = 'chash' AND c.relkind IN ('r', 'v')
 ORDER BY c.relname;
 
--- The catalog tables are dumped by pg_dump, and have the invalidation
--- triggers
+-- The catalog tables are dumped by pg_dump, and have the invalidation and
+-- size triggers
 SELECT unnest(extconfig)::regclass AS dumped FROM pg_extension WHERE extname = 'chash'
 ORDER BY 1;
-SELECT tgrelid::regclass AS "table", tgname, tgtype
+-- (enabled A: always, also with session_replication_role = replica; O: origin)
+SELECT tgname, tgenabled AS enabled,
+	   regexp_replace(pg_get_triggerdef(oid), '^CREATE TRIGGER \S+ ', '') AS definition
 FROM pg_trigger WHERE tgrelid IN ('chash.ring_config'::regclass, 'chash.node_config'::regclass)
 	AND NOT tgisinternal
-ORDER BY 1, 2;
+ORDER BY tgrelid, tgname;
 
 -- The signatures and defaults of the contract
 \x on

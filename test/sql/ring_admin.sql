@@ -98,11 +98,32 @@ INSERT INTO chash.node_config (ring, node, vnodes) VALUES ('users', 'g', 5);
 SELECT node, points FROM chash.nodes WHERE ring = 'users' AND node = 'g';
 DELETE FROM chash.node_config WHERE ring = 'users' AND node = 'g';
 SELECT count(*) FROM chash_points('users') WHERE node = 'g';
+-- ... also with session_replication_role = replica (as when a replication
+-- tool applies changes): the invalidation triggers fire always
+SELECT count(*) FILTER (WHERE chash_lookup('users', k) = 'b') > 0 AS b_owns_keys
+FROM generate_series(1, 1000) k;
+SET session_replication_role = replica;
+UPDATE chash.node_config SET state = 'down' WHERE ring = 'users' AND node = 'b';
+SELECT count(*) FILTER (WHERE chash_lookup('users', k) = 'b') AS keys_on_b_while_down
+FROM generate_series(1, 1000) k;
+UPDATE chash.node_config SET state = 'active' WHERE ring = 'users' AND node = 'b';
+RESET session_replication_role;
 -- renaming a ring carries its nodes along
 UPDATE chash.ring_config SET ring = 'customers' WHERE ring = 'users';
 SELECT ring, nodes, points FROM chash.rings WHERE ring IN ('users', 'customers');
 SELECT chash_lookup('customers', 'alice') IS NOT NULL AS routes;
 UPDATE chash.ring_config SET ring = 'users' WHERE ring = 'customers';
+
+-- A template may hold {i} many times and {node} anywhere; node names are
+-- taken as they are, even if they look like placeholders
+SELECT chash_ring_create('many_i', vnodes => 3,
+						 vnode_name => repeat('{i}.', 70) || '{node}|{node}');
+SELECT chash_node_add('many_i', 'x{i}{node}');
+SELECT vnode = repeat('1.', 70) || 'x{i}{node}|x{i}{node}' AS names_as_template,
+	   point = chash_hash('xxh3_64', vnode) AS at_hash
+FROM chash_points('many_i') WHERE vnode LIKE '1.%';
+SELECT chash_lookup('many_i', 'k') AS owner;
+SELECT chash_ring_drop('many_i');
 
 -- Statements that touch several rings, with long names: the size check
 -- reads every ring a statement touches
