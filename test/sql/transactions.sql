@@ -8,24 +8,20 @@ SELECT chash_node_add('r', 'a');
 
 -- The cache builds a ring once per backend and change, not per statement
 -- or call
-SELECT latest_builds AS builds FROM chash.cache_stats() \gset
-DO $$
+CREATE FUNCTION pg_temp.route_in_20_statements() RETURNS void
+	LANGUAGE plpgsql AS $$
 BEGIN
 	FOR i IN 1..20 LOOP
 		PERFORM chash_lookup('r', 'k' || j) FROM generate_series(1, 100) j;
 	END LOOP;
 END
 $$;
+SELECT latest_builds AS builds FROM chash.cache_stats() \gset
+SELECT pg_temp.route_in_20_statements();
 SELECT rings, bound_rings, latest_builds - :builds AS builds_for_20_statements
 FROM chash.cache_stats();
 SELECT chash_node_add('r', 'x');
-DO $$
-BEGIN
-	FOR i IN 1..20 LOOP
-		PERFORM chash_lookup('r', 'k' || j) FROM generate_series(1, 100) j;
-	END LOOP;
-END
-$$;
+SELECT pg_temp.route_in_20_statements();
 SELECT rings, bound_rings, latest_builds - :builds AS builds_after_a_change
 FROM chash.cache_stats();
 SELECT chash_node_remove('r', 'x');
