@@ -20,7 +20,7 @@ SHLIB_LINK = -lz
 
 REGRESS = hash_functions api ring_admin lookup transactions errors privileges search_path
 REGRESS_OPTS = --inputdir=test --load-extension=chash
-ISOLATION = cache_visibility cache_statement cache_snapshots ring_size_race
+ISOLATION = cache_visibility cache_statement cache_snapshots ring_size_race serializable
 ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=chash
 
 EXTRA_CLEAN = results output_iso regression.diffs regression.out

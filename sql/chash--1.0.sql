@@ -112,7 +112,8 @@ ALTER TABLE chash.node_config ENABLE ALWAYS TRIGGER node_config_invalidate_cache
 
 /*
  * Every ring that an INSERT or UPDATE touches must still be buildable: no
- * node over 16777216 points, no ring over 67108864.
+ * node over 16777216 points, no ring over 67108864.  The trigger before the
+ * statement queues concurrent changes; the one after checks each ring.
  */
 CREATE FUNCTION chash.check_ring_size() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'chash_check_ring_size'
@@ -120,6 +121,12 @@ CREATE FUNCTION chash.check_ring_size() RETURNS trigger
 COMMENT ON FUNCTION chash.check_ring_size() IS
 	'trigger: rejects changes that would give a node or a ring too many points';
 
+CREATE TRIGGER ring_config_check_size_before
+	BEFORE INSERT OR UPDATE ON chash.ring_config
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();
+CREATE TRIGGER node_config_check_size_before
+	BEFORE INSERT OR UPDATE ON chash.node_config
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();
 CREATE TRIGGER ring_config_check_size_insert
 	AFTER INSERT ON chash.ring_config REFERENCING NEW TABLE AS chash_new_rows
 	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();

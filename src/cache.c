@@ -33,9 +33,11 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "storage/predicate.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
@@ -101,12 +103,15 @@ take_reference_snapshot(void)
 	Snapshot	latest = GetLatestSnapshot();
 	int			n = latest->xcnt;
 
+	TransactionId *running;
+
 	if (latest->takenDuringRecovery)
 		n += latest->subxcnt;
+	running = MemoryContextAlloc(TopMemoryContext,
+								 sizeof(TransactionId) * Max(n, 1));
 	if (ref_running != NULL)
 		pfree(ref_running);
-	ref_running = MemoryContextAlloc(TopMemoryContext,
-									 sizeof(TransactionId) * Max(n, 1));
+	ref_running = running;
 	memcpy(ref_running, latest->xip, sizeof(TransactionId) * latest->xcnt);
 	if (latest->takenDuringRecovery)
 		memcpy(ref_running + latest->xcnt, latest->subxip,
@@ -126,20 +131,37 @@ xid_running_in_reference(TransactionId xid)
 				   xidComparator) != NULL;
 }
 
-/* Whether snap sees every change whose invalidation has been processed */
+/*
+ * Whether snap sees every change whose invalidation has been processed.
+ * Without a reference, in parallel mode (where none can be taken), no
+ * snapshot counts as current.
+ */
 static bool
 snapshot_is_current(Snapshot snap)
 {
+	if (ref_valid && (int32) (snap->xmax - ref_xmax) > (1 << 30))
+	{
+		/* so old that xid comparisons would soon wrap: take a new one */
+		ref_valid = false;
+	}
 	if (!ref_valid)
+	{
+		if (IsInParallelMode())
+			return false;
 		take_reference_snapshot();
+	}
 
 	if (TransactionIdPrecedes(snap->xmax, ref_xmax))
 		return false;
 	if (ref_lxid == MyLocalTransactionId() && snap->curcid < ref_curcid)
 		return false;
-	/* recovery may not list all of a snapshot's running transactions */
-	if (snap->takenDuringRecovery && snap->suboverflowed)
-		return false;
+
+	/*
+	 * A transaction that had ended for the reference must have ended for
+	 * snap.  In recovery a snapshot lists its running transactions among
+	 * subxip, where an overflow may leave out subtransactions but never a
+	 * top-level transaction, which is what decides visibility.
+	 */
 	for (uint32 i = 0; i < snap->xcnt; i++)
 	{
 		if (TransactionIdPrecedes(snap->xip[i], ref_xmax) &&
@@ -156,6 +178,38 @@ snapshot_is_current(Snapshot snap)
 		}
 	}
 	return true;
+}
+
+/*
+ * The key of a ring bound to snap.  Snapshots that differ only in command
+ * ids beyond the last of this transaction's own ring changes see the same
+ * rings: such a change is followed by an invalidation, after which the
+ * reference is taken, so every one of them has a command id below the
+ * reference's.  Without one in this transaction, the command id does not
+ * matter at all.
+ */
+static void
+bound_key(ChashSnapshotId *key, Snapshot snap)
+{
+	chash_snapshot_id_set(key, snap);
+	if (!ref_valid)
+		return;
+	if (ref_lxid != MyLocalTransactionId())
+		key->curcid = FirstCommandId;
+	else if (key->curcid > ref_curcid)
+		key->curcid = ref_curcid;
+}
+
+static bool
+bound_key_equal(const ChashSnapshotId *a, const ChashSnapshotId *b)
+{
+	return a->curcid == b->curcid &&
+		a->xmin == b->xmin &&
+		a->xmax == b->xmax &&
+		a->xcnt == b->xcnt &&
+		a->subxcnt == b->subxcnt &&
+		a->suboverflowed == b->suboverflowed &&
+		a->takenDuringRecovery == b->takenDuringRecovery;
 }
 
 static void
@@ -264,9 +318,9 @@ ring_cache_create(void)
 	ring_cache = hash_create("chash rings", 16, &ctl, flags);
 }
 
-/* The ring of entry that snap may use, if there is one */
+/* The ring of entry that a snapshot (current, or with that key) may use */
 static ChashRing *
-entry_ring_for(RingCacheEntry *entry, Snapshot snap, bool current)
+entry_ring_for(RingCacheEntry *entry, bool current, const ChashSnapshotId *key)
 {
 	if (entry->generation != chash_cache_generation)
 		return NULL;
@@ -274,7 +328,7 @@ entry_ring_for(RingCacheEntry *entry, Snapshot snap, bool current)
 		return entry->latest;
 	for (BoundRing *b = entry->bound; b != NULL; b = b->next)
 	{
-		if (chash_snapshot_id_equal(&b->snapshot, snap))
+		if (bound_key_equal(&b->snapshot, key))
 			return b->ring;
 	}
 	return NULL;
@@ -285,7 +339,7 @@ entry_ring_for(RingCacheEntry *entry, Snapshot snap, bool current)
  * the latest ring if snap is current, else bound to snap.
  */
 static ChashRing *
-ring_cache_build(const char *name, Snapshot snap, bool current)
+ring_cache_build(const char *name, bool current, const ChashSnapshotId *key)
 {
 	uint64		gen = chash_cache_generation;
 	MemoryContext buildcxt;
@@ -339,18 +393,24 @@ ring_cache_build(const char *name, Snapshot snap, bool current)
 	}
 
 	/* a routing call inside the catalog read may have built it already */
-	kept = entry_ring_for(entry, snap, current);
+	kept = entry_ring_for(entry, current, key);
 	if (kept != NULL)
+	{
+		MemoryContextDelete(buildcxt);
 		return kept;
+	}
 
-	MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
 	if (current)
+	{
+		MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
 		entry->latest = ring;
+	}
 	else
 	{
 		BoundRing  *b = MemoryContextAlloc(CacheMemoryContext, sizeof(BoundRing));
 
-		chash_snapshot_id_set(&b->snapshot, snap);
+		MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
+		b->snapshot = *key;
 		b->ring = ring;
 		b->next = entry->bound;
 		entry->bound = b;
@@ -358,6 +418,26 @@ ring_cache_build(const char *name, Snapshot snap, bool current)
 	}
 	MemoryContextDelete(buildcxt);
 	return ring;
+}
+
+/*
+ * Under SERIALIZABLE, routing reads the catalog as far as conflicts go:
+ * predicate locks on both tables, as a SELECT on them would take, even when
+ * the ring comes from the cache.
+ */
+static void
+predicate_lock_catalog(Snapshot snap)
+{
+	const char *tables[2] = {CHASH_RING_TABLE, CHASH_NODE_TABLE};
+
+	for (int i = 0; i < lengthof(tables); i++)
+	{
+		Relation	rel = table_open(chash_catalog_relid(tables[i]),
+									 AccessShareLock);
+
+		PredicateLockRelation(rel, snap);
+		table_close(rel, AccessShareLock);
+	}
 }
 
 /*
@@ -373,6 +453,7 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 	RingCacheEntry *entry;
 	ChashRing  *ring = NULL;
 	bool		current;
+	ChashSnapshotId snapkey;
 
 	if (len < 1 || len > CHASH_MAX_RING_NAME)
 		ereport(ERROR,
@@ -388,13 +469,18 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 	if (swept_generation != chash_cache_generation)
 		ring_cache_sweep(false);
 
+	/* serializable transactions must see ring changes as conflicts */
+	if (IsolationIsSerializable())
+		predicate_lock_catalog(snap);
+
 	current = snapshot_is_current(snap);
+	bound_key(&snapkey, snap);
 	*generation = chash_cache_generation;
 	entry = hash_search(ring_cache, key, HASH_FIND, NULL);
 	if (entry != NULL)
-		ring = entry_ring_for(entry, snap, current);
+		ring = entry_ring_for(entry, current, &snapkey);
 	if (ring == NULL)
-		ring = ring_cache_build(key, snap, current);
+		ring = ring_cache_build(key, current, &snapkey);
 	return ring;
 }
 

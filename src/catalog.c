@@ -297,14 +297,25 @@ chash_catalog_ring_exists(const char *ring)
 }
 
 /*
- * Trigger after INSERT or UPDATE on the catalog tables, with the new rows
- * as transition table chash_new_rows: every ring they touch must still be
- * buildable, or the statement fails.  Like the CHECK constraints, this
- * holds for the functions and for plain DML alike.  Concurrent changes are
- * checked one after the other (a self-conflicting lock on ring_config that
- * ordinary DML does not take), each against the latest state, so that two
- * changes each within the limits cannot together exceed them.
+ * Trigger on INSERT and UPDATE of the catalog tables.  After the statement,
+ * with the new rows as transition table chash_new_rows: every ring they
+ * touch must still be buildable, or the statement fails.  Like the CHECK
+ * constraints, this holds for the functions and for plain DML alike.
+ *
+ * Concurrent changes are checked one after the other, each against the
+ * latest state, so that two changes each within the limits cannot together
+ * exceed them: the trigger before the statement takes a lock that ring
+ * changes hold until their transaction ends.  Taken before any row is
+ * changed, it cannot deadlock with row locks; an object lock, it conflicts
+ * with nothing but itself (not with VACUUM, nor with readers).
  */
+static void
+lock_ring_changes(void)
+{
+	LockDatabaseObject(chash_catalog_relid(CHASH_RING_TABLE), 0, 0,
+					   ExclusiveLock);
+}
+
 PG_FUNCTION_INFO_V1(chash_check_ring_size);
 
 Datum
@@ -322,6 +333,10 @@ chash_check_ring_size(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("function \"chash_check_ring_size\" must be called as a trigger")));
 
+	lock_ring_changes();
+	if (TRIGGER_FIRED_BEFORE(trigdata->tg_event))
+		PG_RETURN_POINTER(NULL);
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
@@ -337,8 +352,6 @@ chash_check_ring_size(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(oldcxt);
 	SPI_finish();
 
-	LockRelationOid(chash_catalog_relid(CHASH_RING_TABLE),
-					ShareUpdateExclusiveLock);
 	foreach(lc, rings)
 	{
 		ChashRingSpec *spec = chash_catalog_read_ring(lfirst(lc), true);

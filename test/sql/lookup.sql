@@ -211,15 +211,20 @@ END
 $$;
 
 -- Routing functions are parallel safe: workers build their own rings and
--- agree with the leader
+-- agree with the leader.  The leader does not take part in the scan, so
+-- the workers route every row; the ring has just changed, so the leader
+-- too resolves it in parallel mode.
 CREATE TABLE many_keys AS SELECT 'key-' || g AS k FROM generate_series(1, 50000) g;
 ANALYZE many_keys;
+SELECT chash_node_set('main', 'shard-3', weight => 0.75);
 CREATE TABLE serial_counts AS
 	SELECT chash_lookup('main', k) AS node, count(*) AS keys FROM many_keys GROUP BY 1;
+SELECT chash_node_set('main', 'shard-3', weight => 0.5);
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
 CREATE FUNCTION plan_is_parallel(query text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
@@ -233,10 +238,17 @@ BEGIN
 END
 $$;
 SELECT plan_is_parallel($$SELECT chash_lookup('main', k), count(*) FROM many_keys GROUP BY 1$$);
+SELECT chash_node_set('main', 'shard-3', weight => 0.75);
 SELECT (SELECT count(*) FROM (
 			SELECT chash_lookup('main', k) AS node, count(*) AS keys FROM many_keys GROUP BY 1
 			EXCEPT SELECT * FROM serial_counts) d) AS differing_counts,
 	   (SELECT sum(keys) FROM serial_counts) AS keys;
+-- ... and again, once the leader's ring is built
+SELECT (SELECT count(*) FROM (
+			SELECT chash_lookup('main', k) AS node, count(*) AS keys FROM many_keys GROUP BY 1
+			EXCEPT SELECT * FROM serial_counts) d) AS differing_counts;
+SELECT chash_node_set('main', 'shard-3', weight => 0.5);
+RESET parallel_leader_participation;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
