@@ -200,18 +200,6 @@ bound_key(ChashSnapshotId *key, Snapshot snap)
 		key->curcid = ref_curcid;
 }
 
-static bool
-bound_key_equal(const ChashSnapshotId *a, const ChashSnapshotId *b)
-{
-	return a->curcid == b->curcid &&
-		a->xmin == b->xmin &&
-		a->xmax == b->xmax &&
-		a->xcnt == b->xcnt &&
-		a->subxcnt == b->subxcnt &&
-		a->suboverflowed == b->suboverflowed &&
-		a->takenDuringRecovery == b->takenDuringRecovery;
-}
-
 static void
 chash_relcache_callback(Datum arg, Oid relid)
 {
@@ -328,7 +316,7 @@ entry_ring_for(RingCacheEntry *entry, bool current, const ChashSnapshotId *key)
 		return entry->latest;
 	for (BoundRing *b = entry->bound; b != NULL; b = b->next)
 	{
-		if (bound_key_equal(&b->snapshot, key))
+		if (chash_snapshot_ids_equal(&b->snapshot, key))
 			return b->ring;
 	}
 	return NULL;

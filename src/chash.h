@@ -238,15 +238,15 @@ chash_snapshot_id_set(ChashSnapshotId *id, Snapshot snap)
 }
 
 static inline bool
-chash_snapshot_id_equal(const ChashSnapshotId *id, Snapshot snap)
+chash_snapshot_ids_equal(const ChashSnapshotId *a, const ChashSnapshotId *b)
 {
-	return id->curcid == snap->curcid &&
-		id->xmin == snap->xmin &&
-		id->xmax == snap->xmax &&
-		id->xcnt == snap->xcnt &&
-		id->subxcnt == snap->subxcnt &&
-		id->suboverflowed == snap->suboverflowed &&
-		id->takenDuringRecovery == snap->takenDuringRecovery;
+	return a->curcid == b->curcid &&
+		a->xmin == b->xmin &&
+		a->xmax == b->xmax &&
+		a->xcnt == b->xcnt &&
+		a->subxcnt == b->subxcnt &&
+		a->suboverflowed == b->suboverflowed &&
+		a->takenDuringRecovery == b->takenDuringRecovery;
 }
 
 /* The per-backend cache (cache.c) */

@@ -44,6 +44,7 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
 	bool		pushed = false;
 	Snapshot	snap;
+	ChashSnapshotId now;
 
 	if (cc == NULL)
 	{
@@ -61,13 +62,14 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 	snap = GetActiveSnapshot();
 
 	/* a new snapshot: see what was committed before it was taken */
+	chash_snapshot_id_set(&now, snap);
 	if (cc->generation == 0 || pushed ||
-		!chash_snapshot_id_equal(&cc->snapshot, snap))
+		!chash_snapshot_ids_equal(&cc->snapshot, &now))
 		AcceptInvalidationMessages();
 
 	cc->generation = 0;
 	cc->ring = chash_cache_get_ring(name, len, snap, &cc->generation);
-	chash_snapshot_id_set(&cc->snapshot, snap);
+	cc->snapshot = now;
 	cc->name_len = len;
 	memcpy(cc->name, name, len);
 	if (pushed)
@@ -95,9 +97,14 @@ call_ring(FunctionCallInfo fcinfo)
 			   cc->generation == chash_cache_generation &&
 			   cc->name_len == len &&
 			   memcmp(cc->name, name, len) == 0 &&
-			   ActiveSnapshotSet() &&
-			   chash_snapshot_id_equal(&cc->snapshot, GetActiveSnapshot())))
-		return cc->ring;
+			   ActiveSnapshotSet()))
+	{
+		ChashSnapshotId now;
+
+		chash_snapshot_id_set(&now, GetActiveSnapshot());
+		if (likely(chash_snapshot_ids_equal(&cc->snapshot, &now)))
+			return cc->ring;
+	}
 	return call_ring_resolve(fcinfo, name, len);
 }
 
