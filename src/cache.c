@@ -102,7 +102,6 @@ take_reference_snapshot(void)
 {
 	Snapshot	latest = GetLatestSnapshot();
 	int			n = latest->xcnt;
-
 	TransactionId *running;
 
 	if (latest->takenDuringRecovery)
