@@ -17,19 +17,6 @@ static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_ring,
 };
 
-int
-chash_algorithm_count(void)
-{
-	return lengthof(chash_algorithms);
-}
-
-const ChashAlgorithm *
-chash_algorithm_at(int i)
-{
-	Assert(i >= 0 && i < lengthof(chash_algorithms));
-	return chash_algorithms[i];
-}
-
 /* The algorithm of that name, or NULL */
 const ChashAlgorithm *
 chash_algorithm_find(const char *name)

@@ -167,8 +167,6 @@ typedef struct ChashAlgorithm
 
 extern const ChashAlgorithm *chash_algorithm_find(const char *name);
 extern const ChashAlgorithm *chash_algorithm_get(const char *name);
-extern int	chash_algorithm_count(void);
-extern const ChashAlgorithm *chash_algorithm_at(int i);
 
 extern const ChashAlgorithm chash_algorithm_ring;
 
