@@ -18,7 +18,7 @@ DATA = $(wildcard sql/chash--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lz
 
-REGRESS = hash_functions api ring_admin lookup transactions errors privileges search_path
+REGRESS = hash_functions api ring_admin lookup ketama transactions errors privileges search_path upgrade
 REGRESS_OPTS = --inputdir=test --load-extension=chash
 ISOLATION = cache_visibility cache_statement cache_snapshots ring_size_race serializable
 ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=chash
@@ -35,6 +35,9 @@ else
 all install installcheck:
 	@echo "PGXS not found: run 'make setup' first (or set PG_CONFIG)" >&2; exit 1
 endif
+
+# every object depends on the shared header (PGXS tracks no header changes)
+$(OBJS): $(wildcard src/*.h)
 
 .PHONY: setup demo test
 

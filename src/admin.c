@@ -117,9 +117,29 @@ execute_with_own_args(FunctionCallInfo fcinfo, const char *sql,
 	return chash_catalog_execute(sql, nargs, argtypes, args, nulls);
 }
 
+/* An optional text argument, NULL if null or beyond the call's arguments */
+static char *
+arg_text_or_null(FunctionCallInfo fcinfo, int argno)
+{
+	if (argno >= PG_NARGS() || PG_ARGISNULL(argno))
+		return NULL;
+	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
+}
+
+static Datum
+text_or_null(const char *s)
+{
+	return s ? CStringGetTextDatum(s) : (Datum) 0;
+}
+
 /*
  * chash_ring_create(ring, algorithm, hash, vnodes, vnode_name, vnode_first,
- *					 key_hash)
+ *					 key_hash, ketama_variant, ties)
+ *
+ * hash and vnode_name default to the algorithm's, ketama_variant to its
+ * first variant.  The ring's settings are checked as a ring without nodes
+ * before anything is written.  The SQL function of version 1.0 passes
+ * only the first seven arguments.
  */
 PG_FUNCTION_INFO_V1(chash_ring_create);
 
@@ -127,8 +147,12 @@ Datum
 chash_ring_create(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
-	const ChashHashFunction *hash;
-	Oid			argtypes[7] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, INT4OID, TEXTOID};
+	ChashRingSpec spec;
+	const char *key_hash_name;
+	Oid			argtypes[9] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID,
+	INT4OID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		args[9];
+	bool		nulls[9];
 
 	if (strlen(ring) < 1 || strlen(ring) > CHASH_MAX_RING_NAME)
 		ereport(ERROR,
@@ -136,41 +160,72 @@ chash_ring_create(PG_FUNCTION_ARGS)
 				 errmsg("ring name must be 1 to %d bytes long",
 						CHASH_MAX_RING_NAME),
 				 errdetail("The name given is %zu bytes long.", strlen(ring))));
-	(void) chash_algorithm_get(arg_text(fcinfo, 1, "algorithm"));
-	hash = chash_hash_get(arg_text(fcinfo, 2, "hash"));
+
+	memset(&spec, 0, sizeof(spec));
+	strlcpy(spec.name, ring, sizeof(spec.name));
+	spec.algorithm = chash_algorithm_get(arg_text(fcinfo, 1, "algorithm"));
+	spec.hash = chash_hash_get(PG_ARGISNULL(2) ? spec.algorithm->default_hash :
+							   text_to_cstring(PG_GETARG_TEXT_PP(2)));
 	if (PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("vnodes must not be null")));
-	check_vnodes(PG_GETARG_INT32(3));
-	chash_template_check(arg_text(fcinfo, 4, "vnode_name"));
+	spec.vnodes = PG_GETARG_INT32(3);
+	check_vnodes(spec.vnodes);
+	spec.vnode_name = PG_ARGISNULL(4) ? spec.algorithm->default_vnode_name :
+		text_to_cstring(PG_GETARG_TEXT_PP(4));
+	spec.vnode_name_utf8 = chash_text_bytes(spec.vnode_name,
+											strlen(spec.vnode_name),
+											&spec.vnode_name_utf8_len);
 	if (PG_ARGISNULL(5))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("vnode_first must not be null")));
-	if (!PG_ARGISNULL(6))
-	{
-		const ChashHashFunction *key_hash =
-			chash_hash_get(text_to_cstring(PG_GETARG_TEXT_PP(6)));
-
-		if (key_hash->bits != hash->bits)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("key_hash \"%s\" and hash \"%s\" have different widths",
-							key_hash->name, hash->name),
-					 errdetail("\"%s\" gives %d-bit values and \"%s\" %d-bit values; keys and points must share one space.",
-							   key_hash->name, key_hash->bits,
-							   hash->name, hash->bits)));
-	}
+	spec.vnode_first = PG_GETARG_INT32(5);
+	key_hash_name = arg_text_or_null(fcinfo, 6);
+	spec.key_hash = key_hash_name ? chash_hash_get(key_hash_name) : spec.hash;
+	if (spec.key_hash->bits != spec.hash->bits)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key_hash \"%s\" and hash \"%s\" have different widths",
+						spec.key_hash->name, spec.hash->name),
+				 errdetail("\"%s\" gives %d-bit values and \"%s\" %d-bit values; keys and points must share one space.",
+						   spec.key_hash->name, spec.key_hash->bits,
+						   spec.hash->name, spec.hash->bits)));
+	spec.variant = arg_text_or_null(fcinfo, 7);
+	if (spec.variant == NULL)
+		spec.variant = spec.algorithm->default_variant;
+	spec.ties_name = arg_text_or_null(fcinfo, 8);
+	spec.nodes = NULL;
+	spec.nnodes = 0;
+	chash_ring_prepare_spec(&spec);
 
 	chash_catalog_check_privilege(CHASH_RING_TABLE, ACL_INSERT, ring);
-	if (execute_with_own_args(fcinfo,
+	args[0] = CStringGetTextDatum(ring);
+	args[1] = CStringGetTextDatum(spec.algorithm->name);
+	args[2] = CStringGetTextDatum(spec.hash->name);
+	args[3] = Int32GetDatum(spec.vnodes);
+	args[4] = CStringGetTextDatum(spec.vnode_name);
+	args[5] = Int32GetDatum(spec.vnode_first);
+	args[6] = text_or_null(key_hash_name);
+	args[7] = text_or_null(spec.variant);
+	args[8] = text_or_null(spec.ties_name);
+	for (int i = 0; i < lengthof(args); i++)
+		nulls[i] = (i >= 6 && DatumGetPointer(args[i]) == NULL);
+	if (chash_catalog_execute(PG_NARGS() < lengthof(args) ?
+	/* the 1.0 catalog, until ALTER EXTENSION chash UPDATE */
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
 							  " (ring, algorithm, hash, vnodes, vnode_name,"
 							  " vnode_first, key_hash)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7)"
+							  " ON CONFLICT (ring) DO NOTHING" :
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " (ring, algorithm, hash, vnodes, vnode_name,"
+							  " vnode_first, key_hash, ketama_variant, ties)"
+							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 							  " ON CONFLICT (ring) DO NOTHING",
-							  7, argtypes) == 0)
+							  PG_NARGS() < lengthof(args) ? 7 : lengthof(args),
+							  argtypes, args, nulls) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("ring \"%s\" already exists", ring)));

@@ -15,6 +15,7 @@
 
 static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_ring,
+	&chash_algorithm_ketama,
 };
 
 /* The algorithm of that name, or NULL */

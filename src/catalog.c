@@ -157,6 +157,7 @@ chash_catalog_read_ring(const char *ring, bool latest)
 	Datum		ringdatum;
 	ChashRingSpec *spec;
 	bool		pushed = false;
+	bool		catalog_1_0;
 
 	(void) chash_catalog_relid(CHASH_RING_TABLE);
 	(void) chash_catalog_relid(CHASH_NODE_TABLE);
@@ -170,8 +171,20 @@ chash_catalog_read_ring(const char *ring, bool latest)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 
-	spi_select_ring("SELECT algorithm, hash, coalesce(key_hash, hash),"
-					" vnodes, vnode_name, vnode_first"
+	/*
+	 * Version 1.0 of the catalog has no ketama_variant, ties nor ordinal:
+	 * read it as their defaults, so that routing goes on between installing
+	 * this library and ALTER EXTENSION chash UPDATE.
+	 */
+	catalog_1_0 = get_attnum(chash_catalog_relid(CHASH_RING_TABLE),
+							 "ketama_variant") == InvalidAttrNumber;
+	spi_select_ring(catalog_1_0 ?
+					"SELECT algorithm, hash, coalesce(key_hash, hash),"
+					" vnodes, vnode_name, vnode_first, NULL::text, NULL::text"
+					" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+					" WHERE ring" CHASH_EQ "$1" :
+					"SELECT algorithm, hash, coalesce(key_hash, hash),"
+					" vnodes, vnode_name, vnode_first, ketama_variant, ties"
 					" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
 					" WHERE ring" CHASH_EQ "$1",
 					ringdatum, latest);
@@ -197,10 +210,17 @@ chash_catalog_read_ring(const char *ring, bool latest)
 		spec->vnodes = DatumGetInt32(spi_value(row, 4));
 		spec->vnode_name = spi_text(row, 5, callercxt);
 		spec->vnode_first = DatumGetInt32(spi_value(row, 6));
+		spec->variant = spi_text(row, 7, callercxt);
+		spec->ties_name = spi_text(row, 8, callercxt);
 	}
 
-	spi_select_ring("SELECT node, weight, coalesce(vnodes, 0),"
-					" state" CHASH_EQ "'active'"
+	spi_select_ring(catalog_1_0 ?
+					"SELECT node, weight, coalesce(vnodes, 0),"
+					" state" CHASH_EQ "'active', 0::bigint"
+					" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+					" WHERE ring" CHASH_EQ "$1" :
+					"SELECT node, weight, coalesce(vnodes, 0),"
+					" state" CHASH_EQ "'active', ordinal"
 					" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 					" WHERE ring" CHASH_EQ "$1",
 					ringdatum, latest);
@@ -218,6 +238,7 @@ chash_catalog_read_ring(const char *ring, bool latest)
 		n->weight = DatumGetFloat8(spi_value(row, 2));
 		n->vnodes = DatumGetInt32(spi_value(row, 3));
 		n->active = DatumGetBool(spi_value(row, 4));
+		n->ordinal = DatumGetInt64(spi_value(row, 5));
 	}
 	SPI_finish();
 	if (pushed)
@@ -230,6 +251,7 @@ chash_catalog_read_ring(const char *ring, bool latest)
 												 &spec->nodes[k].name_utf8_len);
 	qsort(spec->nodes, spec->nnodes, sizeof(ChashNodeSpec), node_spec_cmp);
 
+	chash_ring_prepare_spec(spec);
 	return spec;
 }
 

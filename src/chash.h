@@ -119,7 +119,22 @@ typedef struct ChashNodeSpec
 	double		weight;
 	int32		vnodes;			/* the node's own vnodes, 0 if unset */
 	bool		active;
+	int64		ordinal;		/* place in the client's server list */
 } ChashNodeSpec;
+
+/*
+ * Which node's point comes first where points of several nodes fall on one
+ * position (and so which node owns the keys there): the node whose name
+ * sorts first, or the one added first or last (by ordinal).  Clients differ:
+ * libmemcached keeps server order, a Java TreeMap keeps the last put.
+ */
+typedef enum ChashTies
+{
+	CHASH_TIES_NAME,
+	CHASH_TIES_FIRST,
+	CHASH_TIES_LAST,
+	CHASH_TIES_SHORTEST_NAME	/* by name length, then name: twemproxy's */
+} ChashTies;
 
 struct ChashAlgorithm;
 
@@ -134,8 +149,18 @@ typedef struct ChashRingSpec
 	const char *vnode_name_utf8;
 	int			vnode_name_utf8_len;
 	int32		vnode_first;
+	const char *variant;		/* the algorithm's variant, NULL if none */
+	const char *ties_name;		/* ties as configured, NULL: the default */
 	int			nnodes;
 	ChashNodeSpec *nodes;		/* sorted by UTF-8 name, byte order */
+
+	/* Derived by chash_ring_prepare_spec() */
+	int			nactive;		/* active nodes */
+	double		active_weight;	/* their total weight */
+	ChashTies	ties;
+	bool		strictly_after; /* a key's owner is the first point after
+								 * it, not at or after it */
+	const void *variant_data;	/* the algorithm's resolved variant */
 } ChashRingSpec;
 
 /*
@@ -154,6 +179,11 @@ typedef struct ChashPoint
 typedef struct ChashAlgorithm
 {
 	const char *name;
+	const char *default_hash;	/* hash of the points unless one is given */
+	const char *default_vnode_name;
+	const char *default_variant;	/* NULL: the algorithm has no variants */
+	/* check the ring's settings, set ties, strictly_after, variant_data */
+	void		(*prepare) (ChashRingSpec *spec);
 	/* how many points node 'node' of the spec gets; errors beyond limits */
 	int64		(*node_points) (const ChashRingSpec *spec, int node);
 	/* fill out[0..n-1] with that node's points, n as node_points says */
@@ -169,6 +199,27 @@ extern const ChashAlgorithm *chash_algorithm_find(const char *name);
 extern const ChashAlgorithm *chash_algorithm_get(const char *name);
 
 extern const ChashAlgorithm chash_algorithm_ring;
+extern const ChashAlgorithm chash_algorithm_ketama;
+
+/*
+ * Virtual node names from a template with {node} and {i} (template.c):
+ * prepared once per node, then each name is a few copies and i's digits.
+ */
+typedef struct ChashNameTemplate
+{
+	StringInfoData pieces;		/* the parts between {i}s, {node} filled in */
+	int		   *cuts;			/* end of each part in pieces */
+	int			ncuts;			/* number of {i}s */
+	StringInfoData name;		/* the last name made */
+} ChashNameTemplate;
+
+extern void chash_template_check(const char *tmpl);
+extern void chash_template_init(ChashNameTemplate *t, const char *tmpl,
+								int tmpl_len, const char *node, int node_len);
+extern void chash_template_name(ChashNameTemplate *t, int64 i);
+extern void chash_template_free(ChashNameTemplate *t);
+extern void chash_template_expand(StringInfo buf, const char *tmpl,
+								  const char *node, int node_len, int64 i);
 
 /*
  * A built ring (ring.c): immutable once built.  Points are kept as two
@@ -185,6 +236,8 @@ typedef struct ChashRing
 	int			nactive;		/* nodes that own at least one point */
 } ChashRing;
 
+extern void chash_ring_prepare_spec(ChashRingSpec *spec);
+
 extern int64 chash_ring_count_points(const ChashRingSpec *spec,
 									 int64 *node_counts);
 extern ChashPoint *chash_ring_build_points(const ChashRingSpec *spec,
@@ -192,7 +245,6 @@ extern ChashPoint *chash_ring_build_points(const ChashRingSpec *spec,
 extern ChashRing *chash_ring_build(const ChashRingSpec *spec,
 								   MemoryContext parent);
 extern uint32 chash_ring_find(const ChashRing *ring, uint64 position);
-extern void chash_template_check(const char *tmpl);
 
 /* Catalog access (catalog.c) */
 extern ChashRingSpec *chash_catalog_read_ring(const char *ring, bool latest);

@@ -23,6 +23,7 @@
 #include <xxhash.h>
 
 #include "chash.h"
+#include "hash_twemproxy.h"
 
 static uint64
 hash_xxh3_64(const unsigned char *data, size_t len)
@@ -200,6 +201,128 @@ hash_pg(const unsigned char *data, size_t len)
 	return hash_bytes_extended(data, (int) len, 0);
 }
 
+/*
+ * The hashes of the Java ring code of the consistent-hashing articles work
+ * on a String's UTF-16 code units.  This walks UTF-8 text as those units,
+ * a character outside the BMP as its two surrogates; an error for bytes
+ * that are not UTF-8, which no Java String holds.
+ */
+typedef struct Utf16Reader
+{
+	const unsigned char *p;
+	const unsigned char *end;
+	uint32		low_surrogate;	/* the next unit, 0 if none pending */
+} Utf16Reader;
+
+static inline bool
+utf16_next(Utf16Reader *r, uint32 *unit)
+{
+	int			len;
+	pg_wchar	c;
+
+	if (r->low_surrogate != 0)
+	{
+		*unit = r->low_surrogate;
+		r->low_surrogate = 0;
+		return true;
+	}
+	if (r->p >= r->end)
+		return false;
+	if (*r->p < 0x80)
+	{
+		*unit = *r->p++;
+		return true;
+	}
+	len = pg_utf_mblen(r->p);
+	if (len > r->end - r->p || !pg_utf8_islegal(r->p, len))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("the Java hashes take text, and the key is not valid UTF-8"),
+				 errhint("Route text keys, or bytea keys that hold UTF-8 text.")));
+	c = utf8_to_unicode(r->p);
+	r->p += len;
+	if (c > 0xFFFF)
+	{
+		c -= 0x10000;
+		*unit = 0xD800 + (c >> 10);
+		r->low_surrogate = 0xDC00 + (c & 0x3FF);
+	}
+	else
+		*unit = c;
+	return true;
+}
+
+/* x >> k on a Java int or long: arithmetic */
+static inline uint32
+java_sar32(uint32 x, int k)
+{
+	return (uint32) ((int32) x >> k);
+}
+
+static inline uint64
+java_sar64(uint64 x, int k)
+{
+	return (uint64) ((int64) x >> k);
+}
+
+/*
+ * FNV-1a over UTF-16 units in Java int arithmetic, a final mix, and
+ * Math.abs (Integer.MIN_VALUE stays negative: 0x80000000 here)
+ */
+static uint64
+hash_java_fnv32(const unsigned char *data, size_t len)
+{
+	Utf16Reader r = {data, data + len, 0};
+	uint32		h = (uint32) FNV32_OFFSET;
+	uint32		c;
+
+	while (utf16_next(&r, &c))
+		h = (h ^ c) * (uint32) FNV32_PRIME;
+	h += h << 13;
+	h ^= java_sar32(h, 7);
+	h += h << 3;
+	h ^= java_sar32(h, 17);
+	h += h << 5;
+	if ((int32) h < 0 && h != (uint32) PG_INT32_MIN)
+		h = -h;
+	return h;
+}
+
+/* The same steps in Java long arithmetic, from 2166136261L */
+static uint64
+hash_java_fnv64(const unsigned char *data, size_t len)
+{
+	Utf16Reader r = {data, data + len, 0};
+	uint64		h = FNV32_OFFSET;
+	uint32		c;
+
+	while (utf16_next(&r, &c))
+		h = (h ^ c) * FNV32_PRIME;
+	h += h << 13;
+	h ^= java_sar64(h, 7);
+	h += h << 3;
+	h ^= java_sar64(h, 17);
+	h += h << 5;
+	if ((int64) h < 0 && h != (uint64) PG_INT64_MIN)
+		h = -h;
+	return h;
+}
+
+/* Math.abs(String.hashCode()) */
+static uint64
+hash_java_hashcode(const unsigned char *data, size_t len)
+{
+	Utf16Reader r = {data, data + len, 0};
+	uint32		h = 0;
+	uint32		c;
+
+	while (utf16_next(&r, &c))
+		h = 31 * h + c;
+	if ((int32) h < 0 && h != (uint32) PG_INT32_MIN)
+		h = -h;
+	return h;
+}
+
 static const ChashHashFunction chash_hash_functions[] = {
 	{"xxh3_64", 64, hash_xxh3_64, "XXH3 64-bit (libxxhash), seed 0"},
 	{"xxh64", 64, hash_xxh64, "XXH64 (libxxhash), seed 0"},
@@ -211,6 +334,20 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"crc32", 32, hash_crc32, "CRC-32 (IEEE), as zlib and MySQL's CRC32()"},
 	{"md5", 32, hash_md5, "first 4 bytes of MD5, little-endian (ketama)"},
 	{"pg", 64, hash_pg, "PostgreSQL's hash_bytes_extended, seed 0, as hashtextextended(key, 0)"},
+	{"java_fnv32", 32, hash_java_fnv32, "Java ring code: FNV-1a over UTF-16 units in int arithmetic, mixed, Math.abs"},
+	{"java_fnv64", 64, hash_java_fnv64, "Java ring code: java_fnv32's steps in long arithmetic, Math.abs"},
+	{"java_hashcode", 32, hash_java_hashcode, "Java: Math.abs(String.hashCode())"},
+	/* nutcracker's key hashes where they differ from the ones above */
+	{"twemproxy_one_at_a_time", 32, chash_hash_twemproxy_one_at_a_time, "twemproxy's one_at_a_time: Jenkins's one-at-a-time, bytes as signed char"},
+	{"twemproxy_crc16", 32, chash_hash_twemproxy_crc16, "twemproxy's crc16: CRC-16/XMODEM in an unmasked 32-bit register"},
+	{"twemproxy_crc32", 32, chash_hash_twemproxy_crc32, "twemproxy's crc32: bits 16..30 of CRC-32 (libmemcached's)"},
+	{"twemproxy_fnv1_64", 32, chash_hash_twemproxy_fnv1_64, "twemproxy's fnv1_64: low 32 bits of FNV-1 64-bit, bytes as signed char"},
+	{"twemproxy_fnv1a_64", 32, chash_hash_twemproxy_fnv1a_64, "twemproxy's fnv1a_64: low 32 bits of FNV-1a 64-bit, bytes as signed char"},
+	{"twemproxy_fnv1_32", 32, chash_hash_twemproxy_fnv1_32, "twemproxy's fnv1_32: FNV-1 32-bit, bytes as signed char"},
+	{"twemproxy_fnv1a_32", 32, chash_hash_twemproxy_fnv1a_32, "twemproxy's fnv1a_32: FNV-1a 32-bit, bytes as signed char"},
+	{"twemproxy_hsieh", 32, chash_hash_twemproxy_hsieh, "twemproxy's hsieh: SuperFastHash started at 0, a lone last byte unsigned"},
+	{"twemproxy_murmur", 32, chash_hash_twemproxy_murmur, "twemproxy's murmur: MurmurHash2, seed 0xdeadbeef * length"},
+	{"twemproxy_jenkins", 32, chash_hash_twemproxy_jenkins, "twemproxy's jenkins: lookup3 hashlittle, initial value 13"},
 };
 
 int

@@ -15,6 +15,60 @@
 
 #include "chash.h"
 
+static const struct
+{
+	const char *name;
+	ChashTies	ties;
+}			ties_rules[] = {
+	{"name", CHASH_TIES_NAME},
+	{"first", CHASH_TIES_FIRST},
+	{"last", CHASH_TIES_LAST},
+};
+
+/*
+ * Check a ring's settings and derive what building it needs: the active
+ * nodes and their weight, the ties rule, and the algorithm's own settings.
+ * An error for settings the algorithm cannot build.
+ */
+void
+chash_ring_prepare_spec(ChashRingSpec *spec)
+{
+	chash_template_check(spec->vnode_name);
+
+	spec->ties = CHASH_TIES_NAME;
+	if (spec->ties_name != NULL)
+	{
+		int			i;
+
+		for (i = 0; i < lengthof(ties_rules); i++)
+		{
+			if (strcmp(spec->ties_name, ties_rules[i].name) == 0)
+				break;
+		}
+		if (i == lengthof(ties_rules))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown ties rule \"%s\"", spec->ties_name),
+					 errhint("Valid rules are \"name\", \"first\" and \"last\".")));
+		spec->ties = ties_rules[i].ties;
+	}
+	spec->strictly_after = false;
+	spec->variant_data = NULL;
+
+	spec->nactive = 0;
+	spec->active_weight = 0;
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		if (spec->nodes[k].active)
+		{
+			spec->nactive++;
+			spec->active_weight += spec->nodes[k].weight;
+		}
+	}
+
+	spec->algorithm->prepare(spec);
+}
+
 /*
  * The number of points of every node (into node_counts, if not NULL) and of
  * the ring; an error if the ring would be too large.
@@ -57,9 +111,38 @@ point_cmp(const void *a, const void *b)
 }
 
 /*
- * All points of the ring in ring order: by position (unsigned), ties by node
- * (nodes are sorted by name) and then vnode.  Allocated in the current
- * memory context.
+ * Order of nodes for the ties rules other than name: by ordinal, or by the
+ * length of the name and then the name
+ */
+static int
+node_order_cmp(const void *a, const void *b, void *arg)
+{
+	const ChashRingSpec *spec = (const ChashRingSpec *) arg;
+	const ChashNodeSpec *na = &spec->nodes[*(const uint32 *) a];
+	const ChashNodeSpec *nb = &spec->nodes[*(const uint32 *) b];
+
+	if (spec->ties == CHASH_TIES_SHORTEST_NAME)
+	{
+		if (na->name_utf8_len != nb->name_utf8_len)
+			return na->name_utf8_len < nb->name_utf8_len ? -1 : 1;
+	}
+	else if (na->ordinal != nb->ordinal)
+	{
+		bool		before = na->ordinal < nb->ordinal;
+
+		if (spec->ties == CHASH_TIES_LAST)
+			before = !before;
+		return before ? -1 : 1;
+	}
+	/* then by name (index); also for equal ordinals, as plain DML may leave */
+	if (*(const uint32 *) a == *(const uint32 *) b)
+		return 0;
+	return *(const uint32 *) a < *(const uint32 *) b ? -1 : 1;
+}
+
+/*
+ * All points of the ring in ring order: by position (unsigned), ties by the
+ * ring's ties rule and then vnode.  Allocated in the current memory context.
  */
 ChashPoint *
 chash_ring_build_points(const ChashRingSpec *spec, uint32 *npoints)
@@ -79,9 +162,33 @@ chash_ring_build_points(const ChashRingSpec *spec, uint32 *npoints)
 		at += node_counts[k];
 	}
 	Assert(at == total);
-
 	CHECK_FOR_INTERRUPTS();
-	qsort(points, total, sizeof(ChashPoint), point_cmp);
+
+	if (spec->ties == CHASH_TIES_NAME)
+	{
+		/* nodes are sorted by name: their indexes are the order */
+		qsort(points, total, sizeof(ChashPoint), point_cmp);
+	}
+	else
+	{
+		/* sort by each node's rank in the rule's order, then map back */
+		uint32	   *order = palloc(sizeof(uint32) * Max(spec->nnodes, 1));
+		uint32	   *rank = palloc(sizeof(uint32) * Max(spec->nnodes, 1));
+
+		for (int k = 0; k < spec->nnodes; k++)
+			order[k] = k;
+		qsort_arg(order, spec->nnodes, sizeof(uint32), node_order_cmp,
+				  (void *) spec);
+		for (int r = 0; r < spec->nnodes; r++)
+			rank[order[r]] = r;
+		for (int64 j = 0; j < total; j++)
+			points[j].node = rank[points[j].node];
+		qsort(points, total, sizeof(ChashPoint), point_cmp);
+		for (int64 j = 0; j < total; j++)
+			points[j].node = order[points[j].node];
+		pfree(order);
+		pfree(rank);
+	}
 	pfree(node_counts);
 	*npoints = (uint32) total;
 	return points;
@@ -102,6 +209,8 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 	dst->vnode_name = pstrdup(src->vnode_name);
 	dst->vnode_name_utf8 = copy_string(src->vnode_name_utf8,
 									   src->vnode_name, dst->vnode_name);
+	dst->variant = src->variant ? pstrdup(src->variant) : NULL;
+	dst->ties_name = src->ties_name ? pstrdup(src->ties_name) : NULL;
 	dst->nodes = palloc(sizeof(ChashNodeSpec) * Max(src->nnodes, 1));
 	for (int k = 0; k < src->nnodes; k++)
 	{
@@ -165,8 +274,9 @@ chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
 }
 
 /*
- * The index of the first point at or after position, wrapping to the first
- * point.  The ring must have points.
+ * The index of the point that owns position: the first point at or after it
+ * (strictly after it, for rings that say so), wrapping to the first point.
+ * The ring must have points.
  */
 uint32
 chash_ring_find(const ChashRing *ring, uint64 position)
@@ -176,6 +286,12 @@ chash_ring_find(const ChashRing *ring, uint64 position)
 	uint32		hi = ring->npoints;
 
 	Assert(ring->npoints > 0);
+	if (ring->spec.strictly_after)
+	{
+		if (position == PG_UINT64_MAX)
+			return 0;
+		position++;
+	}
 	while (lo < hi)
 	{
 		uint32		mid = lo + (hi - lo) / 2;

@@ -34,6 +34,8 @@ SELECT chash_node_add('all_down', 'x');
 SELECT chash_node_add('all_down', 'y');
 SELECT chash_node_set('all_down', 'x', state => 'down');
 SELECT chash_node_set('all_down', 'y', state => 'down');
+SELECT chash_ring_create('k', algorithm => 'ketama');
+SELECT chash_node_add('k', 'a');
 
 -- A fingerprint of the whole catalog and of the points of every ring
 CREATE VIEW fingerprint AS
@@ -129,7 +131,34 @@ SELECT expect_error($$SELECT chash_hash('XXH3_64', 'k')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', vnode_name => '{node}')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', vnode_name => 'shard-{i}')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', vnode_name => '{node}-{I}')$$);
-SELECT expect_error($$SELECT chash_ring_create('v', vnode_name => NULL)$$);
+
+-- Ketama rings: MD5 points, four a digest, a known variant, the client's ties
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', hash => 'xxh3_64')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', key_hash => 'pg')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', vnodes => 162)$$);
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', ketama_variant => 'spymemcached')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', ketama_variant => 'LIBMEMCACHED')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', ties => 'last')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', vnode_name => '{node}')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', ketama_variant => 'libmemcached')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', ties => 'random')$$);
+SELECT expect_error($$SELECT chash_node_add('k', 'b', vnodes => 10)$$);
+SELECT expect_error($$SELECT chash_node_set('k', 'a', vnodes => 161)$$);
+-- the same rules hold for plain DML on the catalog
+SELECT expect_error($$UPDATE chash.ring_config SET hash = 'murmur3_32' WHERE ring = 'k'$$);
+SELECT expect_error($$UPDATE chash.ring_config SET vnodes = 42 WHERE ring = 'k'$$);
+SELECT expect_error($$UPDATE chash.ring_config SET ketama_variant = 'memcache' WHERE ring = 'k'$$);
+SELECT expect_error($$UPDATE chash.ring_config SET ties = 'first' WHERE ring = 'k'$$);
+SELECT expect_error($$UPDATE chash.ring_config SET ties = 'random' WHERE ring = 'r'$$);
+SELECT expect_error($$UPDATE chash.ring_config SET ketama_variant = 'node' WHERE ring = 'r'$$);
+SELECT expect_error($$INSERT INTO chash.ring_config (ring, algorithm) VALUES ('v', 'ketama')$$);
+SELECT expect_error($$UPDATE chash.node_config SET vnodes = 2 WHERE ring = 'k'$$);
+SELECT expect_error($$UPDATE chash.node_config SET ordinal = NULL WHERE ring = 'k'$$);
+
+-- The Java hashes take text: a bytea key must hold UTF-8
+SELECT expect_error($$SELECT chash_hash('java_fnv32', '\xff'::bytea)$$);
+SELECT expect_error($$SELECT chash_hash('java_fnv64', '\x61e282'::bytea)$$);
+SELECT expect_error($$SELECT chash_hash('java_hashcode', '\xc0af'::bytea)$$);
 
 -- n of chash_lookup_n: 1 to the number of active nodes
 SELECT expect_error($$SELECT chash_lookup_n('r', 'k', 0)$$);
@@ -146,7 +175,6 @@ SELECT expect_error($$SELECT chash_ring_create('')$$);
 SELECT expect_error($$SELECT chash_ring_create(repeat('x', 64))$$);
 SELECT expect_error($$SELECT chash_ring_create(NULL)$$);
 SELECT expect_error($$SELECT chash_ring_create('v', algorithm => NULL)$$);
-SELECT expect_error($$SELECT chash_ring_create('v', hash => NULL)$$);
 SELECT expect_error($$SELECT chash_ring_create('v', vnode_first => NULL)$$);
 SELECT expect_error($$SELECT chash_ring_drop(NULL)$$);
 SELECT expect_error($$SELECT chash_node_add('r', '')$$);

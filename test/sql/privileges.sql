@@ -14,7 +14,9 @@ SELECT chash_node_add('priv', 'b', 2);
 SELECT chash_node_add('priv', 'c', vnodes => 20, zone => 'eu-west');
 SELECT chash_node_add('priv', 'd');
 SELECT chash_node_set('priv', 'd', state => 'down');
-SELECT * FROM chash.nodes WHERE ring = 'priv' ORDER BY node;
+SELECT ring, node, weight, vnodes, zone, state, points,
+	   rank() OVER (ORDER BY ordinal) AS place_in_list
+FROM chash.nodes WHERE ring = 'priv' ORDER BY node;
 
 -- Everything a change could touch, in one row: the points of ring priv and
 -- the rows of the catalog tables of every priv* ring.  The view runs as its
@@ -94,9 +96,13 @@ FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
 -- the views and the catalog tables
 SELECT ring, algorithm, hash, key_hash, vnodes, nodes, active_nodes, points
 FROM chash.rings WHERE ring = 'priv';
-SELECT * FROM chash.nodes WHERE ring = 'priv' ORDER BY node;
+SELECT ring, node, weight, vnodes, zone, state, points,
+	   rank() OVER (ORDER BY ordinal) AS place_in_list
+FROM chash.nodes WHERE ring = 'priv' ORDER BY node;
 SELECT * FROM chash.ring_config WHERE ring = 'priv';
-SELECT * FROM chash.node_config WHERE ring = 'priv' ORDER BY node;
+SELECT ring, node, weight, vnodes, zone, state,
+	   rank() OVER (ORDER BY ordinal) AS place_in_list
+FROM chash.node_config WHERE ring = 'priv' ORDER BY node;
 
 --
 -- ... but every change is refused, and the ring stays as it was

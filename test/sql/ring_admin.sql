@@ -22,8 +22,12 @@ SELECT chash_node_add('users', 'c', vnodes => 10, zone => 'eu-west');
 SELECT chash_node_add('users', 'd', 0.001);
 SELECT chash_node_add('users', 'e', 0.503125);	-- 80.5 points: rounds to 81
 SELECT chash_node_add('users', 'f', 0.496875);	-- 79.5 points: rounds to 80
-SELECT * FROM chash.nodes WHERE ring = 'users' ORDER BY node;
-SELECT * FROM chash.node_config WHERE ring = 'users' ORDER BY node;
+SELECT ring, node, weight, vnodes, zone, state, points,
+	   rank() OVER (ORDER BY ordinal) AS place_in_list
+FROM chash.nodes WHERE ring = 'users' ORDER BY node;
+SELECT ring, node, weight, vnodes, zone, state,
+	   rank() OVER (ORDER BY ordinal) AS place_in_list
+FROM chash.node_config WHERE ring = 'users' ORDER BY node;
 
 -- The views agree with the points themselves
 SELECT node, count(*) AS points FROM chash_points('users') GROUP BY node ORDER BY node;
