@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# Install what chash needs to build and test, only what is missing.
-# Debian packages through apt-get (as root, or through sudo).
+# Install what chash needs to build and test, only what is missing:
+# Debian packages through apt-get (as root, or through sudo), and the npm
+# packages of the compatibility suite through npm.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 PG_MAJOR=${PG_MAJOR:-15}
 packages=(
 	make gcc
 	"postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
 	libxxhash-dev zlib1g-dev
+	# the real clients the compatibility suite (test/scripts/compat.sh)
+	# checks chash against
+	libmemcached-dev python3-uhashring memcached nutcracker
 )
+# Node.js and npm for npm's hashring, unless a Node.js with npm is there
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 ||
+	packages+=(nodejs npm)
+
+install_npm_packages() {
+	if [ ! -d test/compat/node_modules/hashring ]; then
+		echo "setup: installing npm packages of test/compat"
+		npm ci --prefix test/compat --no-audit --no-fund --loglevel=error
+	fi
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -16,7 +31,10 @@ for p in "${packages[@]}"; do
 		missing+=("$p")
 	fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+	install_npm_packages
+	exit 0
+fi
 
 echo "setup: installing ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
@@ -39,3 +57,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -q
 "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+install_npm_packages

@@ -1,0 +1,540 @@
+#!/usr/bin/env bash
+# Compatibility proof: chash's ketama variants and Java ring profiles route
+# every key exactly as the real client libraries do.
+#
+#   test/with-cluster.sh test/scripts/compat.sh
+#
+# For each configuration below, a server list and at least 50,000 keys
+# (test/compat/keys.py: ASCII, Latin-1, CJK, emoji and other 4-byte UTF-8,
+# up to 200 bytes) go to the client's own code, a route program in
+# test/compat/ that prints the server the client picks for each key.  The
+# same servers, in the same order, make a chash ring; one query counts the
+# keys chash_lookup() routes elsewhere.  Any difference, or any client that
+# fails, fails the suite.
+#
+# Clients (installed by test/setup.sh):
+#   libmemcached  libmemcached 1.1.4 (Debian), weighted ketama, through
+#                 memcached_generate_hash() (libmemcached_routes.c, built here)
+#   uhashring     python3-uhashring (Debian), HashRing(hash_fn='ketama')
+#   node          npm hashring 3.2.0 (npm ci in test/compat), HashRing({...})
+#   twemproxy     nutcracker in front of memcached (twemproxy_routes.py)
+#   libketama     independent reference of the original libketama
+#                 (libketama_reference.py)
+#   java          reference of Java client rings (java_ring_reference.py)
+#
+# Besides the generated keys, every configuration gets keys that land
+# exactly on points (the names its client hashes for its points, such as
+# "10.0.0.1-0"), and the "tie" configurations use servers, found by a
+# birthday search, whose points collide, in both orders: which server wins a
+# tie then decides about 1 key in 300.  Ketama: 10.20.1.181 point 35 and
+# 10.20.3.206 point 12 share 1609158438; 10.20.2.184 point 13 and
+# 10.20.4.246 point 9 share 3367860709; 10.30.1.234:11311 point 35 and
+# 10.30.1.248:11311 point 10 share 3410507963; 10.30.1.209:11311 point 0 and
+# 10.30.2.19:11311 point 16 share 2995004231.  Java: 10.40.0.210:6379 and
+# 10.40.1.74:6379 share 4 of their 160 java_fnv32 points; String.hashCode
+# gives shard-Aa, shard-BB and shard-C# the same points.  The libmemcached
+# fixture configuration also checks the 99 keys, key hashes and servers that
+# libmemcached's own test suite expects (its test/fixtures/ketama.hpp, kept
+# as data in test/compat/libmemcached_ketama_fixture.tsv).
+#
+# What the clients do at the edges, which these configurations pin down:
+#   libmemcached  points sorted by (value, server index), so the earlier
+#                 server in the list wins a tie; a key equal to a point goes
+#                 to that point; a server on port 11211 is hashed as
+#                 "host-i" even when given as "host:11211"; points per server
+#                 floor(w/W*40*n + 1e-10 in float)*4: 156 at 25, 47, 100
+#                 equal servers.  Debian's build keeps an assertion
+#                 (servers * 100 <= MEMCACHED_CONTINUUM_SIZE) that aborts
+#                 the process at the 101st server: no configuration has more.
+#   uhashring     floor(40*n*w / W) vnodes of 4 points, in integers; a tie
+#                 goes to the later server (a dict is overwritten); a key
+#                 equal to a point goes to the NEXT point (bisect_right).
+#   node          floor(w/W*40*n) vnodes in doubles: 39 at 7, 14, 28 equal
+#                 servers; a stable sort, so the earlier server wins a tie.
+#                 Integer-like names ("7") would be reordered by the
+#                 JavaScript object that lists the servers: refused.
+#   twemproxy     nutcracker sorts the servers by name (shorter first, then
+#                 bytes) as it reads its configuration: a tie goes to the
+#                 server first in that order, whatever the list order.
+#   libketama     39 digests at 61, 122, 237 equal servers; first wins a tie.
+#   java          TreeMap.put(): the last put wins a tie.
+#
+# Environment:
+#   CHASH_COMPAT_CLIENTS  only these clients (space-separated names above)
+#   CHASH_COMPAT_KEYS     generated keys per configuration (default 50000)
+#   CHASH_COMPAT_JOBS     configurations checked at once (default: CPUs)
+#   CHASH_COMPAT_KEEP     if set, keep the working directory (inputs, routes)
+# shellcheck disable=SC2059	# printf "$fmt": the table's one format
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+compat=$root/test/compat
+
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+export PGCLIENTENCODING=UTF8
+py=/usr/bin/python3		# the Debian Python, which has uhashring
+nkeys=${CHASH_COMPAT_KEYS:-50000}
+jobs=${CHASH_COMPAT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+only=" ${CHASH_COMPAT_CLIENTS:-libmemcached uhashring node twemproxy libketama java} "
+db=chash_compat_$$
+work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat.XXXXXX")
+
+cleanup() {
+	local rc=$?
+	"$bindir/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
+	if [ -n "${CHASH_COMPAT_KEEP:-}" ]; then
+		echo "compat: inputs and outputs kept in $work" >&2
+	else
+		rm -rf "$work"
+	fi
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+now_us() { local t=$EPOCHREALTIME; echo "${t//[.,]/}"; }
+seconds() { printf '%d.%02d' $(($1 / 1000000)) $(($1 % 1000000 / 10000)); }
+
+# --- configurations --------------------------------------------------------
+# client | configuration | servers | client options
+#   servers: "COUNT NAMES WEIGHTS" for test/compat/servers.py, or @LIST for
+#   a list written below (fixture, and the tie lists)
+#   client options: twemproxy --hash NAME; java --hash NAME --vnodes N
+configs=$(grep -v '^#' <<'EOF'
+libmemcached | fixture: test/fixtures/ketama.hpp            | @fixture              |
+libmemcached | 1 server                                    | 1 ip equal            |
+libmemcached | 2 servers, equal                            | 2 ip equal            |
+libmemcached | 5 servers, other ports                      | 5 port equal          |
+libmemcached | 10 servers, mixed ports and weights         | 10 mixedport mixed    |
+libmemcached | 25 equal (156 points each)                  | 25 ip equal           |
+libmemcached | 47 equal, other ports (156 points each)     | 47 port equal         |
+libmemcached | 100 equal (156 points each)                 | 100 ip equal          |
+libmemcached | 100 equal, weight 100 (156 points each)     | 100 mixedport equal100 |
+libmemcached | 100 mixed weights                           | 100 mixedport mixed   |
+libmemcached | 6 skewed weights (servers without points)   | 6 ip skewed           |
+libmemcached | 8 servers named host:11211                  | 8 ip11211 mixed       |
+libmemcached | 20 hostnames                                | 20 hostname mixed     |
+libmemcached | tie, default port                           | @tie                  |
+libmemcached | tie, default port, reversed                 | @tie-reversed         |
+libmemcached | tie, other port                             | @tie-port             |
+libmemcached | tie, other port, reversed                   | @tie-port-reversed    |
+uhashring    | 1 server                                    | 1 ip11211 equal       |
+uhashring    | 2 servers, equal                            | 2 ip11211 equal       |
+uhashring    | 10 mixed ports and weights                  | 10 mixedport mixed    |
+uhashring    | 28 equal                                    | 28 ip11211 equal      |
+uhashring    | 100 equal                                   | 100 ip11211 equal     |
+uhashring    | 100 mixed weights                           | 100 port mixed        |
+uhashring    | 1000 equal                                  | 1000 ip11211 equal    |
+uhashring    | 1000 mixed weights                          | 1000 port mixed       |
+uhashring    | 6 skewed weights (servers without points)   | 6 ip skewed           |
+uhashring    | 10 UTF-8 names                              | 10 utf8 mixed         |
+uhashring    | tie                                         | @tie                  |
+uhashring    | tie, reversed                               | @tie-reversed         |
+node         | 1 server                                    | 1 ip11211 equal       |
+node         | 2 servers, equal                            | 2 ip11211 equal       |
+node         | 7 equal (39 vnodes each)                    | 7 ip11211 equal       |
+node         | 14 equal (39 vnodes each)                   | 14 port equal         |
+node         | 28 equal (39 vnodes each)                   | 28 ip11211 equal      |
+node         | 10 mixed weights                            | 10 mixedport mixed    |
+node         | 100 mixed weights                           | 100 port mixed        |
+node         | 1000 equal                                  | 1000 ip11211 equal    |
+node         | 6 skewed weights (servers without points)   | 6 ip skewed           |
+node         | 10 UTF-8 names                              | 10 utf8 mixed         |
+node         | 20 hostnames                                | 20 hostname mixed     |
+node         | tie                                         | @tie                  |
+node         | tie, reversed                               | @tie-reversed         |
+libketama    | 1 server                                    | 1 ip11211 equal       |
+libketama    | 10 mixed weights                            | 10 ip11211 mixed      |
+libketama    | 61 equal (39 digests each)                  | 61 ip11211 equal      |
+libketama    | 122 equal (39 digests each)                 | 122 ip11211 equal     |
+libketama    | 237 equal (39 digests each)                 | 237 ip11211 equal     |
+libketama    | 1000 mixed weights                          | 1000 ip11211 mixed    |
+libketama    | 6 skewed weights (servers without points)   | 6 ip11211 skewed      |
+libketama    | tie                                         | @tie                  |
+libketama    | tie, reversed                               | @tie-reversed         |
+twemproxy    | md5, 1 server                               | 1 port equal          | --hash md5
+twemproxy    | md5, 10 mixed weights                       | 10 port mixed         | --hash md5
+twemproxy    | md5, 25 equal (156 points each)             | 25 port equal         | --hash md5
+twemproxy    | md5, 47 equal (156 points each)             | 47 port equal         | --hash md5
+twemproxy    | md5, 100 equal (156 points each)            | 100 port equal        | --hash md5
+twemproxy    | md5, 1000 equal                             | 1000 port equal       | --hash md5
+twemproxy    | md5, 8 names cut at 272 bytes               | 8 long mixed          | --hash md5
+twemproxy    | md5, 10 UTF-8 names                         | 10 utf8 mixed         | --hash md5
+twemproxy    | md5, tie                                    | @tie-port             | --hash md5
+twemproxy    | md5, tie, reversed                          | @tie-port-reversed    | --hash md5
+twemproxy    | fnv1a_64, 100 mixed weights                 | 100 port mixed        | --hash fnv1a_64
+twemproxy    | one_at_a_time, 10 mixed weights             | 10 port mixed         | --hash one_at_a_time
+twemproxy    | crc16, 10 mixed weights                     | 10 port mixed         | --hash crc16
+twemproxy    | crc32, 10 mixed weights                     | 10 port mixed         | --hash crc32
+twemproxy    | crc32a, 10 mixed weights                    | 10 port mixed         | --hash crc32a
+twemproxy    | fnv1_64, 10 mixed weights                   | 10 port mixed         | --hash fnv1_64
+twemproxy    | fnv1a_64, 10 mixed weights                  | 10 port mixed         | --hash fnv1a_64
+twemproxy    | fnv1_32, 10 mixed weights                   | 10 port mixed         | --hash fnv1_32
+twemproxy    | fnv1a_32, 10 mixed weights                  | 10 port mixed         | --hash fnv1a_32
+twemproxy    | hsieh, 10 mixed weights                     | 10 port mixed         | --hash hsieh
+twemproxy    | murmur, 10 mixed weights                    | 10 port mixed         | --hash murmur
+twemproxy    | jenkins, 10 mixed weights                   | 10 port mixed         | --hash jenkins
+java         | java_fnv32, 10 servers, 160 vnodes          | 10 ip11211 1          | --hash java_fnv32 --vnodes 160
+java         | java_fnv32, 100 servers, 160 vnodes         | 100 hostname 1        | --hash java_fnv32 --vnodes 160
+java         | java_fnv32, 3 servers, 1 vnode              | 3 ip11211 1           | --hash java_fnv32 --vnodes 1
+java         | java_fnv64, 10 servers, 160 vnodes          | 10 ip11211 1          | --hash java_fnv64 --vnodes 160
+java         | java_fnv64, 100 servers, 100 vnodes         | 100 hostname 1        | --hash java_fnv64 --vnodes 100
+java         | java_hashcode, 10 servers, 160 vnodes       | 10 ip11211 1          | --hash java_hashcode --vnodes 160
+java         | java_hashcode, 100 servers, 160 vnodes      | 100 hostname 1        | --hash java_hashcode --vnodes 160
+java         | java_hashcode, 10 UTF-8 names, 50 vnodes    | 10 utf8 1             | --hash java_hashcode --vnodes 50
+java         | java_fnv32, tie                             | @fnv32-tie            | --hash java_fnv32 --vnodes 160
+java         | java_fnv32, tie, reversed                   | @fnv32-tie-reversed   | --hash java_fnv32 --vnodes 160
+java         | java_hashcode, tie                          | @hashcode-tie         | --hash java_hashcode --vnodes 160
+java         | java_hashcode, tie, reversed                | @hashcode-tie-reversed | --hash java_hashcode --vnodes 160
+EOF
+)
+
+# Server lists that servers.py does not make
+write_list() {
+	case $1 in
+	fixture)
+		# test/fixtures/ketama.hpp of libmemcached: its servers and weights
+		printf '%s\t%s\n' 10.0.1.1 600 10.0.1.2 300 10.0.1.3 200 10.0.1.4 350 \
+			10.0.1.5 1000 10.0.1.6 800 10.0.1.7 950 10.0.1.8 100 ;;
+	tie) printf '%s\t1\n' 10.20.1.181 10.20.3.206 10.20.2.184 10.20.4.246 ;;
+	tie-reversed) printf '%s\t1\n' 10.20.4.246 10.20.2.184 10.20.3.206 10.20.1.181 ;;
+	tie-port) printf '%s\t1\n' 10.30.1.234:11311 10.30.1.248:11311 10.30.1.209:11311 10.30.2.19:11311 ;;
+	tie-port-reversed) printf '%s\t1\n' 10.30.2.19:11311 10.30.1.209:11311 10.30.1.248:11311 10.30.1.234:11311 ;;
+	# java_fnv32: 4 of the 160 points of these two collide (98 and 134, ...)
+	fnv32-tie) printf '%s\t1\n' 10.40.0.1:6379 10.40.0.210:6379 10.40.0.2:6379 10.40.1.74:6379 ;;
+	fnv32-tie-reversed) printf '%s\t1\n' 10.40.1.74:6379 10.40.0.2:6379 10.40.0.210:6379 10.40.0.1:6379 ;;
+	# String.hashCode: "Aa", "BB" and "C#" collide, so every point of these three does
+	hashcode-tie) printf '%s\t1\n' shard-01 shard-Aa shard-BB shard-02 shard-C# ;;
+	hashcode-tie-reversed) printf '%s\t1\n' shard-C# shard-02 shard-BB shard-Aa shard-01 ;;
+	*) echo "compat: unknown server list @$1" >&2; return 1 ;;
+	esac
+}
+
+# Keys that land exactly on points: the names the client hashes for the
+# first three points of (up to) the first 300 servers.
+point_keys() {
+	local client=$1 servers=$2
+	head -n 300 "$servers" | cut -f1 | while IFS= read -r name; do
+		case $client in
+		# libmemcached hashes "host-i" for port 11211, "host:port-i" otherwise
+		libmemcached) name=${name%:11211}; printf '%s-0\n%s-1\n%s-2\n' "$name" "$name" "$name" ;;
+		java) printf '%s&&VN0\n%s&&VN1\n%s&&VN2\n' "$name" "$name" "$name" ;;
+		*) printf '%s-0\n%s-1\n%s-2\n' "$name" "$name" "$name" ;;
+		esac
+	done | LC_ALL=C awk 'length($0) <= 200'	# in bytes: the longest key the route programs take
+}
+
+# The chash ring for a configuration: SQL that creates ring $1
+ring_sql() {
+	local ring=$1 client=$2 hash='' vnodes='' o
+	read -ra o <<<"$3"
+	set -- "${o[@]}"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--hash) hash=$2; shift 2 ;;
+		--vnodes) vnodes=$2; shift 2 ;;
+		*) echo "compat: unknown client option $1" >&2; return 1 ;;
+		esac
+	done
+	case $client in
+	libmemcached | uhashring | node | libketama)
+		echo "SELECT chash_ring_create('$ring', algorithm => 'ketama', ketama_variant => '$client')" ;;
+	twemproxy)
+		# nutcracker's hash names: md5 and crc32a are chash's md5 and crc32
+		case $hash in
+		md5) hash=md5 ;;
+		crc32a) hash=crc32 ;;
+		*) hash=twemproxy_$hash ;;
+		esac
+		echo "SELECT chash_ring_create('$ring', algorithm => 'ketama', ketama_variant => 'twemproxy', key_hash => '$hash')" ;;
+	java)
+		echo "SELECT chash_ring_create('$ring', hash => '$hash', vnodes => $vnodes, vnode_name => '{node}&&VN{i}', vnode_first => 0, ties => 'last')" ;;
+	esac
+}
+
+# The client's program and its options, into the array cmd
+client_cmd() {
+	local client=$1 o
+	read -ra o <<<"$2"
+	case $client in
+	libmemcached) cmd=("$work/libmemcached_routes") ;;
+	uhashring) cmd=("$py" "$compat/uhashring_routes.py") ;;
+	node) cmd=(node "$compat/hashring_routes.js") ;;
+	twemproxy) cmd=("$py" "$compat/twemproxy_routes.py" "${o[@]}") ;;
+	libketama) cmd=("$py" "$compat/libketama_reference.py") ;;
+	java) cmd=("$py" "$compat/java_ring_reference.py" "${o[@]}" --template '{node}&&VN{i}' --first 0) ;;
+	esac
+}
+
+client_file() {
+	case $1 in
+	libmemcached) echo "$compat/libmemcached_routes.c" ;;
+	uhashring) echo "$compat/uhashring_routes.py" ;;
+	node) echo "$compat/hashring_routes.js" ;;
+	twemproxy) echo "$compat/twemproxy_routes.py" ;;
+	libketama) echo "$compat/libketama_reference.py" ;;
+	java) echo "$compat/java_ring_reference.py" ;;
+	esac
+}
+
+# --- what the clients need -----------------------------------------------
+missing=()
+want() { [[ $only == *" $1 "* ]]; }
+for client in libmemcached uhashring node twemproxy libketama java; do
+	want $client || continue
+	[ -f "$(client_file $client)" ] || missing+=("$client: $(client_file $client) is missing")
+done
+if want libmemcached; then
+	if [ -f /usr/include/libmemcached/memcached.h ] && command -v gcc >/dev/null; then
+		gcc -O2 -Wall -o "$work/libmemcached_routes" "$compat/libmemcached_routes.c" -lmemcached ||
+			missing+=("libmemcached: libmemcached_routes.c does not build")
+	else
+		missing+=("libmemcached: gcc and libmemcached-dev are needed")
+	fi
+fi
+if want uhashring; then
+	$py -c 'import uhashring' 2>/dev/null || missing+=("uhashring: $py has no uhashring (python3-uhashring)")
+fi
+if want node; then
+	command -v node >/dev/null || missing+=("node: node is not installed")
+	[ -f "$compat/node_modules/hashring/package.json" ] ||
+		missing+=("node: $compat/node_modules/hashring is missing (npm ci in test/compat)")
+fi
+if want twemproxy; then
+	command -v nutcracker >/dev/null || missing+=("twemproxy: nutcracker is not installed")
+	command -v memcached >/dev/null || [ -x /usr/bin/memcached ] ||
+		missing+=("twemproxy: memcached is not installed")
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+	printf '  MISSING  %s\n' "${missing[@]}" >&2
+	echo "compat: test/setup.sh installs what the clients need" >&2
+	exit 1
+fi
+
+# --- inputs -------------------------------------------------------------------
+t0=$(now_us)
+$py "$compat/keys.py" "$nkeys" 20240601 >"$work/keys.txt"
+
+trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
+n=0
+declare -a c_client c_label c_opts
+while IFS='|' read -r client label servers opts; do
+	client=$(trim "$client") label=$(trim "$label") servers=$(trim "$servers") opts=$(trim "$opts")
+	[ -n "$client" ] || continue
+	want "$client" || continue
+	n=$((n + 1))
+	dir=$work/$n
+	mkdir "$dir"
+	c_client[n]=$client c_label[n]=$label c_opts[n]=$opts
+	if [[ $servers == @* ]]; then
+		write_list "${servers#@}" >"$dir/servers.tsv"
+	else
+		read -ra spec <<<"$servers"
+		$py "$compat/servers.py" "${spec[@]}" >"$dir/servers.tsv"
+	fi
+	{
+		cat "$work/keys.txt"
+		point_keys "$client" "$dir/servers.tsv"
+		if [ "$servers" = @fixture ]; then
+			cut -f1 "$compat/libmemcached_ketama_fixture.tsv"
+			echo VDEAAAAA	# after the last point: wraps to the first
+		fi
+	} >"$dir/keys.txt"
+	if [ "$servers" = @fixture ]; then
+		cut -f1,2 "$compat/libmemcached_ketama_fixture.tsv" >"$dir/positions.tsv"
+	fi
+	ring_sql "compat_$n" "$client" "$opts" >"$dir/ring.sql"
+done <<<"$configs"
+
+# --- the checks ---------------------------------------------------------------
+# chash's side of every configuration: servers and keys with the client's
+# routes loaded with \copy, the ring made in server-list order, one query.
+cat >"$work/check.sql" <<'SQL'
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only on
+\pset fieldsep '\t'
+SET client_min_messages = warning;
+CREATE TEMP TABLE s (ord integer GENERATED ALWAYS AS IDENTITY, name text, weight integer);
+\copy s (name, weight) FROM 'servers.copy'
+CREATE TEMP TABLE t (id integer GENERATED ALWAYS AS IDENTITY, key text, expected text);
+\copy t (key, expected) FROM 'data.copy'
+\i ring.sql
+\o /dev/null
+-- in the client's server-list order, which decides ties
+SELECT format('SELECT chash_node_add(%L, %L, weight => %s)', :'ring', name, weight)
+FROM s ORDER BY ord \gexec
+\o
+CREATE TEMP TABLE r AS
+SELECT id, key, expected, chash_lookup(:'ring', key) AS got, chash_position(:'ring', key) AS pos
+FROM t;
+CREATE TEMP TABLE p AS
+SELECT point, count(*) AS n, count(DISTINCT node) AS owners
+FROM chash_points(:'ring') GROUP BY point;
+-- positions where points of several servers tie, and the keys whose arc
+-- ends there (for information: positions are compared as bigint)
+CREATE TEMP TABLE tie AS
+SELECT point, coalesce(prev, (SELECT max(point) FROM p)) AS prev
+FROM (SELECT point, owners, lag(point) OVER (ORDER BY point) AS prev FROM p) a
+WHERE owners > 1;
+SELECT 'RESULT',
+	(SELECT count(*) FROM r WHERE got IS DISTINCT FROM expected),
+	(SELECT count(*) FROM r),
+	(SELECT coalesce(sum(n), 0) FROM p),
+	(SELECT count(*) FROM tie),
+	(SELECT count(*) FROM r JOIN tie ON CASE WHEN tie.prev < tie.point
+		THEN r.pos > tie.prev AND r.pos <= tie.point
+		ELSE r.pos > tie.prev OR r.pos <= tie.point END);
+SELECT 'DIFF', id, key, expected, coalesce(got, '(null)'), pos
+FROM r WHERE got IS DISTINCT FROM expected ORDER BY id LIMIT 5;
+\if :{?positions}
+-- published key hashes (libmemcached's fixture)
+CREATE TEMP TABLE h (key text, position bigint);
+\copy h FROM 'positions.copy'
+SELECT 'POSITIONS', count(*) FILTER (WHERE chash_position(:'ring', key) IS DISTINCT FROM position), count(*)
+FROM h;
+SELECT 'PDIFF', key, position, chash_position(:'ring', key) FROM h
+WHERE chash_position(:'ring', key) IS DISTINCT FROM position LIMIT 5;
+\endif
+SELECT chash_ring_drop(:'ring') \g /dev/null
+SQL
+
+fmt='%-12s  %-44s %7s %7s %9s %8s %5s %8s %8s %7s\n'
+header=$(printf "$fmt" client configuration servers keys differing points ties tie-keys client-s chash-s)
+
+# One configuration, start to end: its client's routes, then chash's.
+# Writes $dir/report (lines to print) and $dir/summary ("client keys
+# differing failed").
+run_config() {
+	local i=$1 dir=$work/$1 client=${c_client[$1]} label=${c_label[$1]}
+	local cmd start rc=0 client_us chash_us nservers nk nr diff checked points ties tiekeys
+	local pdiff pchecked failed=0 extra=()
+	nservers=$(wc -l <"$dir/servers.tsv")
+	nk=$(wc -l <"$dir/keys.txt")
+
+	client_cmd "$client" "${c_opts[i]}"
+	start=$(now_us)
+	"${cmd[@]}" "$dir/servers.tsv" "$dir/keys.txt" >"$dir/routes.txt" 2>"$dir/client.err" || rc=$?
+	client_us=$(($(now_us) - start))
+	nr=$(wc -l <"$dir/routes.txt")
+	if [ $rc -ne 0 ] || [ "$nr" != "$nk" ]; then
+		{
+			printf "$fmt" "$client" "$label" "$nservers" "$nk" FAILED - - - "$(seconds $client_us)" -
+			echo "    the client's program failed (exit $rc, $nr routes for $nk keys):"
+			tail -n 10 "$dir/client.err" | sed 's/^/    /'
+		} >"$dir/report"
+		echo "$client 0 0 1" >"$dir/summary"
+		return
+	fi
+
+	# libmemcached_routes itself must agree with libmemcached's own fixture:
+	# its 99 keys come last but one (VDEAAAAA is last)
+	if [ -f "$dir/positions.tsv" ]; then
+		local bad
+		bad=$(tail -n 100 "$dir/routes.txt" | head -n 99 |
+			paste "$compat/libmemcached_ketama_fixture.tsv" - | awk -F'\t' '$3 != $4' | wc -l)
+		extra+=("    + the client agrees with libmemcached's fixture on $((99 - bad)) of its 99 keys")
+		[ "$bad" = 0 ] || failed=1
+		sed 's/\\/\\\\/g' "$dir/positions.tsv" >"$dir/positions.copy"
+	fi
+
+	# keys have no tabs; backslashes are COPY's escapes
+	paste "$dir/keys.txt" "$dir/routes.txt" | sed 's/\\/\\\\/g' >"$dir/data.copy"
+	sed 's/\\/\\\\/g' "$dir/servers.tsv" >"$dir/servers.copy"
+	start=$(now_us)
+	rc=0
+	(
+		cd "$dir"
+		opts=(-X -q -d "$db" -v ring="compat_$i" -f "$work/check.sql")
+		[ -f positions.copy ] && opts+=(-v positions=1)
+		"$bindir/psql" "${opts[@]}"
+	) >"$dir/check.out" 2>"$dir/check.err" || rc=$?
+	chash_us=$(($(now_us) - start))
+	if [ $rc -ne 0 ]; then
+		{
+			printf "$fmt" "$client" "$label" "$nservers" "$nk" FAILED - - - \
+				"$(seconds $client_us)" "$(seconds $chash_us)"
+			echo "    chash failed:"
+			tail -n 10 "$dir/check.err" | sed 's/^/    /'
+		} >"$dir/report"
+		echo "$client 0 0 1" >"$dir/summary"
+		return
+	fi
+	IFS=$'\t' read -r _ diff checked points ties tiekeys < <(grep '^RESULT' "$dir/check.out")
+	[ "$diff" = 0 ] || failed=1
+	{
+		printf "$fmt" "$client" "$label" "$nservers" "$checked" "$diff" "$points" "$ties" "$tiekeys" \
+			"$(seconds $client_us)" "$(seconds $chash_us)"
+		if [ "$diff" != 0 ]; then
+			echo "    first differing keys (line, key, client's server, chash's, chash_position):"
+			grep '^DIFF' "$dir/check.out" | cut -f2- | sed 's/^/    /' || true
+		fi
+		[ ${#extra[@]} -eq 0 ] || printf '%s\n' "${extra[@]}"
+		if [ -f "$dir/positions.copy" ]; then
+			IFS=$'\t' read -r _ pdiff pchecked < <(grep '^POSITIONS' "$dir/check.out")
+			echo "    + chash_position() agrees with libmemcached's fixture on $((pchecked - pdiff)) of its $pchecked key hashes"
+			if [ "$pdiff" != 0 ]; then
+				failed=1
+				grep '^PDIFF' "$dir/check.out" | cut -f2- | sed 's/^/    /' || true
+			fi
+		fi
+	} >"$dir/report"
+	echo "$client $checked $diff $failed" >"$dir/summary"
+}
+
+"$bindir/createdb" -T template0 -E UTF8 "$db"
+"$bindir/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -c 'CREATE EXTENSION chash'
+
+# Run the configurations $jobs at a time, report them in order as they end
+echo "$header"
+declare -A s_configs s_keys s_diff s_failed
+failed=0
+next=1
+report_done() {
+	local c k d f
+	while [ $next -le $n ] && [ -f "$work/$next/summary" ]; do
+		cat "$work/$next/report"
+		read -r c k d f <"$work/$next/summary"
+		s_configs[$c]=$((${s_configs[$c]:-0} + 1))
+		s_keys[$c]=$((${s_keys[$c]:-0} + k))
+		s_diff[$c]=$((${s_diff[$c]:-0} + d))
+		s_failed[$c]=$((${s_failed[$c]:-0} + f))
+		failed=$((failed + f))
+		next=$((next + 1))
+	done
+}
+running=0
+for ((i = 1; i <= n; i++)); do
+	run_config $i &
+	running=$((running + 1))
+	if [ $running -ge "$jobs" ]; then
+		wait -n || true
+		running=$((running - 1))
+		report_done
+	fi
+done
+wait
+# a configuration that stopped before writing its summary is a failure
+for ((i = next; i <= n; i++)); do
+	if [ ! -f "$work/$i/summary" ]; then
+		printf "$fmt" "${c_client[i]}" "${c_label[i]}" - - FAILED - - - - - >"$work/$i/report"
+		echo "    the check stopped early: $(tail -n 1 "$work/$i/check.err" 2>/dev/null)" >>"$work/$i/report"
+		echo "${c_client[i]} 0 0 1" >"$work/$i/summary"
+	fi
+done
+report_done
+t1=$(now_us)
+
+echo
+printf '%-12s  %14s %12s %9s %7s\n' client configurations "keys checked" differing failed
+for client in libmemcached uhashring node twemproxy libketama java; do
+	[ -n "${s_configs[$client]:-}" ] || continue
+	printf '%-12s  %14s %12s %9s %7s\n' "$client" "${s_configs[$client]}" "${s_keys[$client]}" \
+		"${s_diff[$client]}" "${s_failed[$client]}"
+done
+echo "$n configurations in $(seconds $((t1 - t0))) s, $jobs at a time"
+
+if [ $failed -gt 0 ]; then
+	echo "compat: $failed configuration(s) differ or failed" >&2
+	exit 1
+fi
