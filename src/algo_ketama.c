@@ -21,7 +21,6 @@
 
 #include <math.h>
 
-#include "common/md5.h"
 #include "miscadmin.h"
 
 #include "chash.h"
@@ -247,8 +246,6 @@ ketama_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 	{
 		uint8		digest[16];
 		int			len;
-		const char *errstr = NULL;
-		bool		ok;
 
 		if ((d & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -256,24 +253,13 @@ ketama_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 		len = t.name.len;
 		if (variant->max_name_len > 0 && len > variant->max_name_len)
 			len = variant->max_name_len;
-#if PG_VERSION_NUM >= 150000
-		ok = pg_md5_binary(t.name.data, len, digest, &errstr);
-#else
-		ok = pg_md5_binary(t.name.data, len, digest);
-#endif
-		if (!ok)
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("could not compute MD5 digest"),
-					 errstr ? errdetail_internal("%s", errstr) : 0));
+		chash_md5(t.name.data, len, digest);
 
 		for (int x = 0; x < KETAMA_POINTS_PER_DIGEST; x++)
 		{
 			ChashPoint *p = &out[d * KETAMA_POINTS_PER_DIGEST + x];
-			const uint8 *w = digest + 4 * x;
 
-			p->position = (uint32) w[0] | ((uint32) w[1] << 8) |
-				((uint32) w[2] << 16) | ((uint32) w[3] << 24);
+			p->position = chash_le32(digest + 4 * x);
 			p->node = node;
 			p->vnode = (uint32) (d * KETAMA_POINTS_PER_DIGEST + x);
 		}

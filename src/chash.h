@@ -57,6 +57,16 @@ typedef struct ChashHashFunction
 } ChashHashFunction;
 
 extern const ChashHashFunction *chash_hash_find(const char *name);
+extern uint32 chash_crc32(const unsigned char *data, size_t len);
+extern void chash_md5(const void *data, size_t len, uint8 digest[16]);
+
+/* The little-endian 32-bit word at p (as ketama reads MD5 digests) */
+static inline uint32
+chash_le32(const uint8 *p)
+{
+	return (uint32) p[0] | ((uint32) p[1] << 8) |
+		((uint32) p[2] << 16) | ((uint32) p[3] << 24);
+}
 extern const ChashHashFunction *chash_hash_get(const char *name);
 extern int	chash_hash_count(void);
 extern const ChashHashFunction *chash_hash_at(int i);

@@ -153,9 +153,9 @@ hash_murmur3_32(const unsigned char *data, size_t len)
 	return h;
 }
 
-/* CRC-32 (IEEE 802.3), as zlib's crc32() and MySQL's CRC32() */
-static uint64
-hash_crc32(const unsigned char *data, size_t len)
+/* CRC-32 (IEEE 802.3) by zlib, of any length */
+uint32
+chash_crc32(const unsigned char *data, size_t len)
 {
 	uLong		crc = crc32(0L, Z_NULL, 0);
 
@@ -170,13 +170,18 @@ hash_crc32(const unsigned char *data, size_t len)
 	return (uint32) crc;
 }
 
-/* The ketama hash: the first four bytes of the MD5 digest, little-endian */
+/* CRC-32 (IEEE 802.3), as zlib's crc32() and MySQL's CRC32() */
 static uint64
-hash_md5(const unsigned char *data, size_t len)
+hash_crc32(const unsigned char *data, size_t len)
 {
-	uint8		digest[16];
-	bool		ok;
+	return chash_crc32(data, len);
+}
 
+/* The MD5 digest of data, by PostgreSQL's common code */
+void
+chash_md5(const void *data, size_t len, uint8 digest[16])
+{
+	bool		ok;
 	const char *errstr = NULL;
 
 #if PG_VERSION_NUM >= 150000
@@ -189,9 +194,16 @@ hash_md5(const unsigned char *data, size_t len)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("could not compute MD5 digest"),
 				 errstr ? errdetail_internal("%s", errstr) : 0));
+}
 
-	return (uint32) digest[0] | ((uint32) digest[1] << 8) |
-		((uint32) digest[2] << 16) | ((uint32) digest[3] << 24);
+/* The ketama hash: the first four bytes of the MD5 digest, little-endian */
+static uint64
+hash_md5(const unsigned char *data, size_t len)
+{
+	uint8		digest[16];
+
+	chash_md5(data, len, digest);
+	return chash_le32(digest);
 }
 
 /* PostgreSQL's own, as hashtextextended(key, 0) */

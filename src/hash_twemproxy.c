@@ -20,9 +20,8 @@
  */
 #include "postgres.h"
 
+#include "chash.h"
 #include "hash_twemproxy.h"
-
-#include <zlib.h>
 
 /* A key byte as nutcracker sees it: through a signed char, sign-extended */
 static inline uint32
@@ -91,17 +90,7 @@ chash_hash_twemproxy_crc16(const unsigned char *data, size_t len)
 uint64
 chash_hash_twemproxy_crc32(const unsigned char *data, size_t len)
 {
-	uLong		crc = crc32(0L, Z_NULL, 0);
-
-	while (len > 0)
-	{
-		uInt		chunk = len > (size_t) PG_INT32_MAX ? PG_INT32_MAX : (uInt) len;
-
-		crc = crc32(crc, data, chunk);
-		data += chunk;
-		len -= chunk;
-	}
-	return ((uint32) crc >> 16) & 0x7fff;
+	return (chash_crc32(data, len) >> 16) & 0x7fff;
 }
 
 /* FNV offset bases and primes of the spec */
