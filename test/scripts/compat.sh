@@ -100,6 +100,7 @@ seconds() { printf '%d.%02d' $(($1 / 1000000)) $(($1 % 1000000 / 10000)); }
 #   servers: "COUNT NAMES WEIGHTS" for test/compat/servers.py, or @LIST for
 #   a list written below (fixture, and the tie lists)
 #   client options: twemproxy --hash NAME; java --hash NAME --vnodes N
+#                   [--template T --first N] (no spaces; default {node}&&VN{i} from 0)
 configs=$(grep -v '^#' <<'EOF'
 libmemcached | fixture: test/fixtures/ketama.hpp            | @fixture              |
 libmemcached | 1 server                                    | 1 ip equal            |
@@ -177,6 +178,8 @@ twemproxy    | jenkins, 10 mixed weights                   | 10 port mixed      
 java         | java_fnv32, 10 servers, 160 vnodes          | 10 ip11211 1          | --hash java_fnv32 --vnodes 160
 java         | java_fnv32, 100 servers, 160 vnodes         | 100 hostname 1        | --hash java_fnv32 --vnodes 160
 java         | java_fnv32, 3 servers, 1 vnode              | 3 ip11211 1           | --hash java_fnv32 --vnodes 1
+java         | java_fnv32, '{node}#{i}' from 0             | 10 hostname 1         | --hash java_fnv32 --vnodes 160 --template {node}#{i} --first 0
+java         | java_fnv32, '{node}&VN{i}' from 1           | 10 ip11211 1          | --hash java_fnv32 --vnodes 100 --template {node}&VN{i} --first 1
 java         | java_fnv64, 10 servers, 160 vnodes          | 10 ip11211 1          | --hash java_fnv64 --vnodes 160
 java         | java_fnv64, 100 servers, 100 vnodes         | 100 hostname 1        | --hash java_fnv64 --vnodes 100
 java         | java_hashcode, 10 servers, 160 vnodes       | 10 ip11211 1          | --hash java_hashcode --vnodes 160
@@ -226,13 +229,15 @@ point_keys() {
 
 # The chash ring for a configuration: SQL that creates ring $1
 ring_sql() {
-	local ring=$1 client=$2 hash='' vnodes='' o
+	local ring=$1 client=$2 hash='' vnodes='' template='{node}&&VN{i}' first=0 o
 	read -ra o <<<"$3"
 	set -- "${o[@]}"
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--hash) hash=$2; shift 2 ;;
 		--vnodes) vnodes=$2; shift 2 ;;
+		--template) template=$2; shift 2 ;;
+		--first) first=$2; shift 2 ;;
 		*) echo "compat: unknown client option $1" >&2; return 1 ;;
 		esac
 	done
@@ -248,7 +253,7 @@ ring_sql() {
 		esac
 		echo "SELECT chash_ring_create('$ring', algorithm => 'ketama', ketama_variant => 'twemproxy', key_hash => '$hash')" ;;
 	java)
-		echo "SELECT chash_ring_create('$ring', hash => '$hash', vnodes => $vnodes, vnode_name => '{node}&&VN{i}', vnode_first => 0, ties => 'last')" ;;
+		echo "SELECT chash_ring_create('$ring', hash => '$hash', vnodes => $vnodes, vnode_name => '$template', vnode_first => $first, ties => 'last')" ;;
 	esac
 }
 
@@ -262,7 +267,7 @@ client_cmd() {
 	node) cmd=(node "$compat/hashring_routes.js") ;;
 	twemproxy) cmd=("$py" "$compat/twemproxy_routes.py" "${o[@]}") ;;
 	libketama) cmd=("$py" "$compat/libketama_reference.py") ;;
-	java) cmd=("$py" "$compat/java_ring_reference.py" "${o[@]}" --template '{node}&&VN{i}' --first 0) ;;
+	java) cmd=("$py" "$compat/java_ring_reference.py" --template '{node}&&VN{i}' --first 0 "${o[@]}") ;;
 	esac
 }
 
