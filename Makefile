@@ -16,6 +16,8 @@ MODULE_big = chash
 OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
 DATA = $(wildcard sql/chash--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
+# ketama reproduces clients' single-precision arithmetic: no fused multiply-adds
+PG_CFLAGS = -ffp-contract=off
 SHLIB_LINK = -lz
 
 REGRESS = hash_functions api ring_admin lookup ketama transactions errors privileges search_path upgrade

@@ -10,8 +10,9 @@
  */
 
 -- A node's place in its client's server list: the order of addition,
--- unless changed.  Existing nodes are numbered in name order, which is the
--- order in which 1.0 broke ties.
+-- unless changed.  Existing nodes are numbered in the order in which 1.0
+-- broke ties, their names' UTF-8 bytes; ties rules that look at ordinals
+-- are new, so no route depends on them yet.
 CREATE SEQUENCE chash.node_ordinal_seq AS bigint;
 SELECT pg_catalog.pg_extension_config_dump('chash.node_ordinal_seq', '');
 GRANT USAGE, SELECT ON SEQUENCE chash.node_ordinal_seq TO PUBLIC;
@@ -25,7 +26,7 @@ ALTER TABLE chash.ring_config
 
 UPDATE chash.node_config n SET ordinal = o.ordinal
 	FROM (SELECT ring, node,
-				 pg_catalog.row_number() OVER (ORDER BY ring, node) AS ordinal
+				 pg_catalog.row_number() OVER (ORDER BY ring, pg_catalog.convert_to(node, 'UTF8')) AS ordinal
 		  FROM chash.node_config) o
 	WHERE n.ring OPERATOR(pg_catalog.=) o.ring
 	  AND n.node OPERATOR(pg_catalog.=) o.node;
@@ -33,11 +34,6 @@ SELECT pg_catalog.setval('chash.node_ordinal_seq',
 						 coalesce(pg_catalog.max(ordinal), 0) OPERATOR(pg_catalog.+) 1,
 						 false)
 	FROM chash.node_config;
--- ketama rings made through the 1.0 functions with this library count as
--- libmemcached does, and say so
-UPDATE chash.ring_config SET ketama_variant = 'libmemcached'
-	WHERE algorithm OPERATOR(pg_catalog.=) 'ketama' AND ketama_variant IS NULL;
-
 ALTER TABLE chash.node_config
 	ALTER COLUMN ordinal SET DEFAULT pg_catalog.nextval('chash.node_ordinal_seq'),
 	ALTER COLUMN ordinal SET NOT NULL;

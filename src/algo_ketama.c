@@ -26,6 +26,8 @@
 #include "chash.h"
 
 #define KETAMA_POINTS_PER_DIGEST	4
+/* libmemcached and nutcracker keep weights in uint32 */
+#define KETAMA_MAX_WEIGHT			4294967295.0
 
 typedef struct KetamaVariant
 {
@@ -170,16 +172,26 @@ ketama_prepare(ChashRingSpec *spec)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("ketama rings place their points with \"md5\", not \"%s\"",
 						spec->hash->name),
-				 errhint("Leave hash unset, or choose the hash of the keys with key_hash.")));
+				 errdetail("Ring \"%s\" is a ketama ring.", spec->name),
+				 errhint("Set hash to 'md5' (chash_ring_create() does when hash is left unset); key_hash chooses the hash of the keys.")));
 	if (spec->vnodes % KETAMA_POINTS_PER_DIGEST != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("vnodes of a ketama ring must be a multiple of %d",
 						KETAMA_POINTS_PER_DIGEST),
-				 errdetail("Each MD5 digest gives %d points; vnodes is %d.",
-						   KETAMA_POINTS_PER_DIGEST, spec->vnodes)));
+				 errdetail("Each MD5 digest gives %d points; ring \"%s\" has vnodes %d.",
+						   KETAMA_POINTS_PER_DIGEST, spec->name, spec->vnodes)));
 	for (int k = 0; k < spec->nnodes; k++)
 	{
+		if (spec->nodes[k].weight > KETAMA_MAX_WEIGHT)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("weights of the nodes of a ketama ring must be at most %.0f",
+							KETAMA_MAX_WEIGHT),
+					 errdetail("Node \"%s\" of ring \"%s\" has weight %.15g.",
+							   spec->nodes[k].name, spec->name,
+							   spec->nodes[k].weight),
+					 errhint("The clients keep weights as 32-bit unsigned integers.")));
 		if (spec->nodes[k].vnodes % KETAMA_POINTS_PER_DIGEST != 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -192,10 +204,9 @@ ketama_prepare(ChashRingSpec *spec)
 	if (spec->ties_name != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("ketama rings break ties as their client does"),
-				 errdetail("Variant \"%s\" decides which node owns a shared point.",
-						   variant->name),
-				 errhint("Leave ties unset for ketama rings.")));
+				 errmsg("ties cannot be set for ketama rings"),
+				 errdetail("Ring \"%s\" breaks ties as its client, variant \"%s\", does.",
+						   spec->name, variant->name)));
 
 	spec->ties = variant->ties;
 	spec->strictly_after = variant->strictly_after;
@@ -228,6 +239,7 @@ ketama_node_points(const ChashRingSpec *spec, int node)
 				 errdetail("Its share of the weight gives it %.0f points; the most a node can have is %d.",
 						   digests * KETAMA_POINTS_PER_DIGEST, CHASH_MAX_VNODES),
 				 errhint("Lower the node's weight or the ring's vnodes.")));
+	/* a weight too small for single precision gives NaN: no points */
 	return digests > 0 ? (int64) digests * KETAMA_POINTS_PER_DIGEST : 0;
 }
 

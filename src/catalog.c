@@ -220,7 +220,7 @@ chash_catalog_read_ring(const char *ring, bool latest)
 					" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 					" WHERE ring" CHASH_EQ "$1" :
 					"SELECT node, weight, coalesce(vnodes, 0),"
-					" state" CHASH_EQ "'active', ordinal"
+					" state" CHASH_EQ "'active', coalesce(ordinal, 0)"
 					" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 					" WHERE ring" CHASH_EQ "$1",
 					ringdatum, latest);
@@ -252,6 +252,17 @@ chash_catalog_read_ring(const char *ring, bool latest)
 	qsort(spec->nodes, spec->nnodes, sizeof(ChashNodeSpec), node_spec_cmp);
 
 	chash_ring_prepare_spec(spec);
+
+	/*
+	 * The 1.0 catalog has neither variants nor server order, so nothing but
+	 * ring rings can be kept in it unchanged through the update.
+	 */
+	if (catalog_1_0 && spec->algorithm != &chash_algorithm_ring)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ring \"%s\" uses algorithm \"%s\", which needs version 1.1 of extension \"chash\"",
+						spec->name, spec->algorithm->name),
+				 errhint("Run ALTER EXTENSION chash UPDATE.")));
 	return spec;
 }
 

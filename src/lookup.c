@@ -244,7 +244,7 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	if (n < 1 || n > ring->nactive)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("n must be between 1 and the number of active nodes (%d)",
+				 errmsg("n must be between 1 and the number of nodes with points (%d)",
 						ring->nactive),
 				 errdetail("n is %d.", n)));
 

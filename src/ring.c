@@ -25,6 +25,12 @@ static const struct
 	{"last", CHASH_TIES_LAST},
 };
 
+static const char *
+ties_rule_at(int i)
+{
+	return ties_rules[i].name;
+}
+
 /*
  * Check a ring's settings and derive what building it needs: the active
  * nodes and their weight, the ties rule, and the algorithm's own settings.
@@ -46,10 +52,8 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 				break;
 		}
 		if (i == lengthof(ties_rules))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unknown ties rule \"%s\"", spec->ties_name),
-					 errhint("Valid rules are \"name\", \"first\" and \"last\".")));
+			chash_error_unknown("ties rule", "ties rules", spec->ties_name,
+								lengthof(ties_rules), ties_rule_at);
 		spec->ties = ties_rules[i].ties;
 	}
 	spec->strictly_after = false;
@@ -86,6 +90,14 @@ chash_ring_count_points(const ChashRingSpec *spec, int64 *node_counts)
 			node_counts[k] = count;
 		total += count;
 	}
+	if (total == 0 && spec->nactive > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ring \"%s\" would have no points", spec->name),
+				 errdetail_plural("Its %d active node gets no points from its weight.",
+								  "Its %d active nodes all get no points from their weights.",
+								  spec->nactive, spec->nactive),
+				 errhint("Give the nodes larger weights, or weights nearer to one another.")));
 	if (total > CHASH_MAX_RING_POINTS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

@@ -74,6 +74,7 @@ SELECT * FROM chash.ring_config ORDER BY ring;
 SELECT * FROM chash.node_config ORDER BY ring, node;
 SELECT * FROM chash.rings ORDER BY ring;
 SELECT * FROM chash.nodes ORDER BY ring, node;
+SELECT last_value, is_called FROM chash.node_ordinal_seq;
 -- every point of every ring, in the order chash_points gives them
 SELECT r.ring, count(p.point) AS points,
 	   md5(coalesce(string_agg(concat_ws(' ', p.point, p.node, p.vnode), E'\n'
@@ -164,6 +165,20 @@ SELECT chash_ring_create('all_down', hash => 'fnv1_32');
 SELECT chash_node_add('all_down', 'sleeping');
 SELECT chash_node_set('all_down', 'sleeping', state => 'down');
 SELECT chash_ring_create('empty', algorithm => 'ring', vnodes => 3);
+-- ketama rings of two variants, weighted, in a server order other than names'
+SELECT chash_ring_create('libmemcached', algorithm => 'ketama');
+SELECT chash_node_add('libmemcached', node, weight)
+FROM (VALUES ('10.0.1.3', 200), ('10.0.1.1:11212', 600), ('10.0.1.2', 300)) v(node, weight);
+SELECT chash_ring_create('uhashring', algorithm => 'ketama', ketama_variant => 'uhashring',
+						 key_hash => 'twemproxy_fnv1a_64');
+SELECT chash_node_add('uhashring', node, weight)
+FROM (VALUES ('c', 3), ('a', 1), ('b', 2)) v(node, weight);
+-- ties given by the server order: 'Aa' and 'BB' share every point, and the
+-- one listed last (after reordering) wins
+SELECT chash_ring_create('java', hash => 'java_hashcode', vnode_name => '{node}&&VN{i}',
+						 vnodes => 20, ties => 'last');
+SELECT chash_node_add('java', node) FROM unnest(ARRAY['Aa', 'BB', 'other']) node;
+UPDATE chash.node_config SET ordinal = -ordinal WHERE ring = 'java' AND node = 'BB';
 EOF
 fingerprint "$src" src.fp
 rings=$("${psql[@]}" -d "$src" -At -c "SELECT count(*) FROM chash.ring_config")

@@ -144,6 +144,9 @@ SELECT expect_error($$SELECT chash_ring_create('v', ketama_variant => 'libmemcac
 SELECT expect_error($$SELECT chash_ring_create('v', ties => 'random')$$);
 SELECT expect_error($$SELECT chash_node_add('k', 'b', vnodes => 10)$$);
 SELECT expect_error($$SELECT chash_node_set('k', 'a', vnodes => 161)$$);
+-- weights fit the clients' 32-bit integers, and some node must get points
+SELECT expect_error($$SELECT chash_node_add('k', 'b', weight => 4294967296)$$);
+SELECT expect_error($$SELECT chash_node_set('k', 'a', weight => 1e-300)$$);
 -- the same rules hold for plain DML on the catalog
 SELECT expect_error($$UPDATE chash.ring_config SET hash = 'murmur3_32' WHERE ring = 'k'$$);
 SELECT expect_error($$UPDATE chash.ring_config SET vnodes = 42 WHERE ring = 'k'$$);
