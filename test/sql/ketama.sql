@@ -295,6 +295,18 @@ SELECT chash_node_add('w', 'd', 3);
 SELECT node, weight, points, points / 4 AS digests FROM chash.nodes WHERE ring = 'w' ORDER BY ordinal;
 SELECT chash_ring_drop('w');
 
+-- A node whose share is too small gets no points, as in the clients; it is
+-- still active, but owns no key and is in no preference list
+SELECT chash_ring_create('skewed', algorithm => 'ketama');
+SELECT chash_node_add('skewed', 'big', 1000), chash_node_add('skewed', 'tiny', 1);
+SELECT node, state, points FROM chash.nodes WHERE ring = 'skewed' ORDER BY ordinal;
+SELECT nodes, active_nodes, points FROM chash.rings WHERE ring = 'skewed';
+SELECT array_agg(DISTINCT chash_lookup('skewed', k)) AS owners,
+	   array_agg(DISTINCT chash_lookup_n('skewed', k, 1)) AS preference_lists
+FROM generate_series(1, 1000) k;
+SELECT chash_lookup_n('skewed', 'k', 2);
+SELECT chash_ring_drop('skewed');
+
 -- A node's own vnodes: npm hashring takes them as the node's points (as
 -- vnodes / 4 digests), unless they equal the ring's; uhashring puts them
 -- in its formula in place of the ring's
