@@ -2,7 +2,7 @@
 """Route keys through a real twemproxy (nutcracker) and report the server of each.
 
 Usage:
-    twemproxy_routes.py --hash NAME SERVERS KEYS > ROUTES
+    twemproxy_routes.py --hash NAME [--unnamed] SERVERS KEYS > ROUTES
 
 SERVERS is a TSV file of "name<TAB>weight" lines in server-list order
 (weights positive integers); KEYS has one key per line (UTF-8, no
@@ -14,12 +14,25 @@ How: one memcached per server on a free loopback port, a nutcracker pool
 with "distribution: ketama" (or --distribution modula, where a key goes to
 server hash % total weight), "hash: NAME", "auto_eject_hosts: false" and
 the servers as "127.0.0.1:PORT:WEIGHT NAME", so that nutcracker hashes NAME
-(not the address) onto its continuum.  Every key is set through nutcracker,
-pipelined, and must be STORED.  Then each memcached lists its keys
-("lru_crawler metadump all"), a meta get on that memcached confirms each
-(keys missing from the dumps are looked for on every server), and the
-servers must hold as many items as there are distinct keys: so every key
-is on exactly one server, or the run fails.
+(not the address) onto its continuum.
+
+With --unnamed the servers have no names, as "HOST:PORT:WEIGHT", and
+nutcracker names each after its address: HOST when PORT is 11211,
+HOST:PORT otherwise (nc_conf.c, conf_add_server: "backward compatibility
+with libmemcached"), and hashes that.  SERVERS then gives each server as
+nutcracker names it, HOST (for port 11211) or HOST:PORT, HOST a loopback
+address written plainly (127.x.y.z: Linux routes all of 127/8 to lo), and
+each memcached listens on exactly that address and port.  Several can
+listen on port 11211 on distinct addresses (127.0.0.2, 127.0.0.3, ...); a
+memcached already listening on 0.0.0.0:11211, or on one of the addresses
+(another run with the same servers?), fails the run, with a message.
+nutcracker's stats must name the servers as SERVERS does.
+
+Every key is set through nutcracker, pipelined, and must be STORED.  Then
+each memcached lists its keys ("lru_crawler metadump all"), a meta get on
+that memcached confirms each (keys missing from the dumps are looked for
+on every server), and the servers must hold as many items as there are
+distinct keys: so every key is on exactly one server, or the run fails.
 
 Every process started is stopped, and the temporary directory removed, on
 success, on error, on Ctrl-C and on SIGTERM/SIGHUP; the processes are also
@@ -31,7 +44,9 @@ Standard library only; run with /usr/bin/python3 (3.9 or later).
 import argparse
 import atexit
 import ctypes
+import ipaddress
 import itertools
+import json
 import os
 import pwd
 import random
@@ -55,6 +70,7 @@ START_TIMEOUT = 20.0            # seconds for a process to accept connections
 IO_TIMEOUT = 300.0              # seconds without progress on a socket
 WINDOW = 2000                   # requests in flight on one connection
 NUTCRACKER = "nutcracker"
+DEFAULT_PORT = 11211            # nutcracker names unnamed servers on it HOST
 MEMCACHED = "memcached"
 
 
@@ -176,9 +192,13 @@ def free_port(rng, taken):
     raise RoutesError("found no free loopback port")
 
 
-def try_connect(port):
+def hostport(addr):
+    return "%s:%d" % addr
+
+
+def try_connect(addr):
     try:
-        return socket.create_connection(("127.0.0.1", port), timeout=2)
+        return socket.create_connection(addr, timeout=2)
     except OSError:
         return None
 
@@ -194,8 +214,8 @@ def recv_until(sock, end):
     return bytes(buf)
 
 
-def memcached_stats(port):
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+def memcached_stats(addr):
+    with socket.create_connection(addr, timeout=10) as s:
         s.sendall(b"stats\r\n")
         data = recv_until(s, b"END\r\n")
     stats = {}
@@ -270,11 +290,64 @@ def read_keys(path):
     return keys
 
 
+def unnamed_addrs(servers):
+    """With --unnamed: the address each server's memcached listens on, from
+    its name, which must be the one nutcracker gives a server without a
+    name: HOST when the port is 11211, HOST:PORT otherwise (nc_conf.c,
+    conf_add_server)."""
+    addrs = []
+    for name, _ in servers:
+        host, sep, port = name.partition(":")
+        try:
+            ip = ipaddress.IPv4Address(host)
+        except ValueError:
+            ip = None
+        if ip is None or str(ip) != host or not ip.is_loopback:
+            raise RoutesError("--unnamed: server %r: expected HOST or "
+                              "HOST:PORT, HOST a loopback IPv4 address "
+                              "(127.x.y.z) written plainly" % name)
+        if not sep:
+            addrs.append((host, DEFAULT_PORT))
+            continue
+        if not (port.isascii() and port.isdigit()) or str(int(port)) != port \
+                or not 1 <= int(port) <= 65535:
+            raise RoutesError("--unnamed: server %r: bad port" % name)
+        if int(port) == DEFAULT_PORT:
+            raise RoutesError("--unnamed: server %r: nutcracker names a "
+                              "server on port %d %r, without the port"
+                              % (name, DEFAULT_PORT, host))
+        addrs.append((host, int(port)))
+    if len(set(addrs)) != len(addrs):
+        raise RoutesError("--unnamed: two servers on one address and port")
+    return addrs
+
+
 # ---------------------------------------------------------------------------
 # memcached and nutcracker
 
-def start_memcacheds(n, nkeys, workdir, rng, taken, verbose):
-    """One memcached per server; returns (proc, port) pairs in order."""
+def check_listenable(addr):
+    """Fail unless we can listen on addr now, as memcached will (with
+    SO_REUSEADDR, so that connections of a previous run in TIME_WAIT do not
+    count)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(addr)
+            s.listen(1)
+        except OSError as e:
+            raise RoutesError(
+                "cannot listen on %s (%s): --unnamed runs each memcached on "
+                "the very address and port that nutcracker names the server "
+                "after, so that must be free.  Is a memcached listening on "
+                "0.0.0.0:%d (a system memcached?), or another run using %s?"
+                % (hostport(addr), e.strerror or e, addr[1], hostport(addr)))
+
+
+def start_memcacheds(n, nkeys, workdir, rng, taken, verbose, fixed=None):
+    """One memcached per server; returns (proc, (host, port)) pairs in
+    order.  Each listens on a free port of 127.0.0.1, or, with fixed (a
+    list of (host, port), one per server), on exactly that address and
+    port, or the run fails."""
     user = unprivileged_user() if os.geteuid() == 0 else None
     # Room for every key on one server (memory is only taken as items
     # arrive).  Every item (48-byte header, key of at most 200 bytes, value,
@@ -284,48 +357,64 @@ def start_memcacheds(n, nkeys, workdir, rng, taken, verbose):
     # them as they move between the hot, warm and cold LRUs.
     mem_mb = max(64, (nkeys * 320) // (1 << 20) + 16)
 
-    def launch(i, port):
-        return spawn([MEMCACHED, "-l", "127.0.0.1", "-p", str(port), "-U", "0",
+    def launch(i, addr):
+        return spawn([MEMCACHED, "-l", addr[0], "-p", str(addr[1]), "-U", "0",
                       "-t", "1", "-c", "64", "-m", str(mem_mb), "-o",
                       "no_lru_maintainer,hashpower=12,slab_sizes=320"],
                      workdir, os.path.join(workdir, "memcached.%d.log" % i),
                      user)
 
+    def new_addr(i):
+        if fixed is not None:
+            return fixed[i]
+        return ("127.0.0.1", free_port(rng, taken))
+
+    if fixed is not None:
+        for addr in fixed:
+            check_listenable(addr)
     slots = [None] * n
     pending = {}
     for i in range(n):
-        port = free_port(rng, taken)
-        pending[i] = (launch(i, port), port, 1)
+        addr = new_addr(i)
+        pending[i] = (launch(i, addr), addr, 1)
     deadline = time.monotonic() + START_TIMEOUT + n * 0.05
     while pending:
         if time.monotonic() > deadline:
             raise RoutesError("%d memcached(s) did not start" % len(pending))
-        for i, (proc, port, attempt) in list(pending.items()):
+        for i, (proc, addr, attempt) in list(pending.items()):
             if proc.poll() is not None:
                 err = read_text(os.path.join(workdir, "memcached.%d.log" % i))
+                if fixed is not None:
+                    raise RoutesError("memcached failed to start on %s "
+                                      "(taken since we checked it?): %s"
+                                      % (hostport(addr), err))
                 if attempt >= 10 or "failed to listen" not in err:
                     raise RoutesError("memcached failed to start: " + err)
                 # most likely the port was taken since we tested it
-                log(verbose, "memcached on port %d exited (%s); retrying"
-                    % (port, err))
-                port = free_port(rng, taken)
-                pending[i] = (launch(i, port), port, attempt + 1)
+                log(verbose, "memcached on %s exited (%s); retrying"
+                    % (hostport(addr), err))
+                addr = new_addr(i)
+                pending[i] = (launch(i, addr), addr, attempt + 1)
                 continue
-            s = try_connect(port)
+            s = try_connect(addr)
             if s is None:
                 continue
             s.close()
-            if memcached_stats(port).get("pid") != str(proc.pid):
+            if memcached_stats(addr).get("pid") != str(proc.pid):
                 # someone else's server on that port; ours will fail to bind
+                if fixed is not None:
+                    raise RoutesError("%s is answered by a process other "
+                                      "than our memcached" % hostport(addr))
                 if attempt >= 10:
                     raise RoutesError("memcached failed to start: ports "
                                       "keep being taken")
-                log(verbose, "port %d answered by another process" % port)
+                log(verbose, "%s answered by another process"
+                    % hostport(addr))
                 CLEANUP.stop([proc])
-                port = free_port(rng, taken)
-                pending[i] = (launch(i, port), port, attempt + 1)
+                addr = new_addr(i)
+                pending[i] = (launch(i, addr), addr, attempt + 1)
                 continue
-            slots[i] = (proc, port)
+            slots[i] = (proc, addr)
             del pending[i]
         if pending:
             time.sleep(0.02)
@@ -336,7 +425,8 @@ def yaml_quote(s):
     return "'" + s.replace("'", "''") + "'"
 
 
-def write_conf(path, hash_name, distribution, listen_port, servers, ports):
+def write_conf(path, hash_name, distribution, listen_port, servers, addrs,
+               unnamed):
     lines = [
         "chash:",
         "  listen: 127.0.0.1:%d" % listen_port,
@@ -347,19 +437,26 @@ def write_conf(path, hash_name, distribution, listen_port, servers, ports):
         "  timeout: 60000",
         "  servers:",
     ]
-    for (name, weight), port in zip(servers, ports):
-        lines.append("    - " + yaml_quote("127.0.0.1:%d:%d %s"
-                                           % (port, weight, name)))
+    for (name, weight), addr in zip(servers, addrs):
+        if unnamed:
+            # no name: nutcracker names the server after its address
+            line = "%s:%d" % (hostport(addr), weight)
+        else:
+            line = "%s:%d %s" % (hostport(addr), weight, name)
+        lines.append("    - " + yaml_quote(line))
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
 
 
 def start_nutcracker(conf, workdir, rng, taken, hash_name, distribution,
-                     servers, ports, verbose):
+                     servers, addrs, unnamed, verbose):
+    """Returns the process, a connection to its pool and its log file and
+    stats port."""
     for attempt in range(10):
         listen_port = free_port(rng, taken)
         stats_port = free_port(rng, taken)
-        write_conf(conf, hash_name, distribution, listen_port, servers, ports)
+        write_conf(conf, hash_name, distribution, listen_port, servers,
+                   addrs, unnamed)
         if attempt == 0:
             test = subprocess.run([NUTCRACKER, "-t", "-c", conf],
                                   stdin=subprocess.DEVNULL,
@@ -373,10 +470,10 @@ def start_nutcracker(conf, workdir, rng, taken, hash_name, distribution,
                      os.path.join(workdir, "nutcracker.out"))
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline and proc.poll() is None:
-            s = try_connect(listen_port)
+            s = try_connect(("127.0.0.1", listen_port))
             if s is not None:
                 if proc.poll() is None:
-                    return proc, s, logfile
+                    return proc, s, logfile, stats_port
                 s.close()
                 break
             time.sleep(0.02)
@@ -387,6 +484,37 @@ def start_nutcracker(conf, workdir, rng, taken, hash_name, distribution,
             + read_text(logfile))
         CLEANUP.stop([proc])
     raise RoutesError("nutcracker failed to start:\n" + read_text(logfile))
+
+
+def nutcracker_server_names(stats_port):
+    """The names of the pool's servers, from nutcracker's stats (JSON with
+    an object per server, named as nutcracker names it)."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        s = try_connect(("127.0.0.1", stats_port))
+        if s is not None:
+            break
+        if time.monotonic() > deadline:
+            raise RoutesError("nutcracker's stats port does not answer")
+        time.sleep(0.02)
+    with s:
+        s.settimeout(IO_TIMEOUT)
+        buf = bytearray()
+        while True:
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            buf += chunk
+    try:
+        stats = json.loads(bytes(buf), object_pairs_hook=list)
+    except ValueError as e:
+        raise RoutesError("nutcracker's stats are not JSON (%s): %r"
+                          % (e, bytes(buf[:200])))
+    pools = [v for k, v in stats if k == "chash"]
+    if len(pools) != 1:
+        raise RoutesError("nutcracker's stats hold no pool chash: %r"
+                          % bytes(buf[:200]))
+    return [k for k, v in pools[0] if isinstance(v, list)]
 
 
 def pipeline(sock, requests, reply_len, replies_ok, what):
@@ -458,29 +586,29 @@ def set_all(sock, keys):
              8, (b"STORED\r\n",), "nutcracker")
 
 
-def holds(port, keys):
+def holds(addr, keys):
     """Which of the keys one memcached holds, by meta get (mg)."""
     if not keys:
         return []
-    with socket.create_connection(("127.0.0.1", port),
-                                  timeout=IO_TIMEOUT) as s:
+    with socket.create_connection(addr, timeout=IO_TIMEOUT) as s:
         replies = pipeline(s, [b"mg " + k + b"\r\n" for k in keys], 4,
-                           (b"HD\r\n", b"EN\r\n"), "memcached on port %d" % port)
+                           (b"HD\r\n", b"EN\r\n"),
+                           "memcached at %s" % hostport(addr))
     return [k for k, r in zip(keys, replies) if r == b"HD\r\n"]
 
 
-def dump_keys(port):
+def dump_keys(addr):
     """Every key one memcached holds, from lru_crawler metadump."""
     for _ in range(1000):
-        with socket.create_connection(("127.0.0.1", port),
-                                      timeout=IO_TIMEOUT) as s:
+        with socket.create_connection(addr, timeout=IO_TIMEOUT) as s:
             s.sendall(b"lru_crawler metadump all\r\n")
             buf = bytearray()
             while True:
                 chunk = s.recv(1 << 20)
                 if not chunk:
-                    raise RoutesError("memcached on port %d closed the "
-                                      "connection in a metadump" % port)
+                    raise RoutesError("memcached at %s closed the "
+                                      "connection in a metadump"
+                                      % hostport(addr))
                 buf += chunk
                 if buf.endswith(b"END\r\n"):
                     break
@@ -497,15 +625,16 @@ def dump_keys(port):
                 enc = line[4:].split(b" ", 1)[0]
                 keys.append(urllib.parse.unquote_to_bytes(enc))
             elif line.rstrip(b"\r") not in (b"", b"END"):
-                raise RoutesError("memcached on port %d: unexpected metadump "
-                                  "line %r" % (port, line[:200]))
+                raise RoutesError("memcached at %s: unexpected metadump "
+                                  "line %r" % (hostport(addr), line[:200]))
         return keys
-    raise RoutesError("memcached on port %d: lru crawler stays busy" % port)
+    raise RoutesError("memcached at %s: lru crawler stays busy"
+                      % hostport(addr))
 
 
 # ---------------------------------------------------------------------------
 
-def routes(hash_name, distribution, servers, keys, verbose):
+def routes(hash_name, distribution, servers, keys, unnamed, verbose):
     t0 = time.monotonic()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     need = len(servers) + 256
@@ -521,19 +650,32 @@ def routes(hash_name, distribution, servers, keys, verbose):
     rng = random.SystemRandom()
     taken = set()
     distinct = list(dict.fromkeys(keys))
+    fixed = unnamed_addrs(servers) if unnamed else None
+    if fixed is not None:
+        taken.update(port for _, port in fixed)
 
     slots = start_memcacheds(len(servers), len(distinct), workdir, rng, taken,
-                             verbose)
-    ports = [port for _, port in slots]
+                             verbose, fixed)
+    addrs = [addr for _, addr in slots]
     t1 = time.monotonic()
     log(verbose, "%d memcached started in %.2fs" % (len(slots), t1 - t0))
 
     conf = os.path.join(workdir, "nutcracker.yml")
-    proc, sock, logfile = start_nutcracker(conf, workdir, rng, taken,
-                                           hash_name, distribution, servers,
-                                           ports, verbose)
+    proc, sock, logfile, stats_port = start_nutcracker(
+        conf, workdir, rng, taken, hash_name, distribution, servers, addrs,
+        unnamed, verbose)
     t2 = time.monotonic()
     log(verbose, "nutcracker started in %.2fs" % (t2 - t1))
+    if unnamed:
+        # nutcracker's own word on the names it gave the servers (the
+        # routes below are the proof that it hashes them)
+        got = nutcracker_server_names(stats_port)
+        want = [name for name, _ in servers]
+        if sorted(got) != sorted(want):
+            raise RoutesError("nutcracker names the servers %s, not %s"
+                              % (", ".join(sorted(got)),
+                                 ", ".join(sorted(want))))
+        log(verbose, "nutcracker's stats name the servers as SERVERS does")
 
     with sock:
         set_all(sock, distinct)
@@ -554,17 +696,17 @@ def routes(hash_name, distribution, servers, keys, verbose):
     # on the servers as keys, no key is on two servers.
     candidates = [[] for _ in slots]
     total_items = 0
-    for i, (mc, port) in enumerate(slots):
-        for k in dict.fromkeys(dump_keys(port)):
+    for i, (mc, addr) in enumerate(slots):
+        for k in dict.fromkeys(dump_keys(addr)):
             candidates[i].append(k)
-        stats = memcached_stats(port)
+        stats = memcached_stats(addr)
         if stats.get("evictions") != "0":
             raise RoutesError("memcached of server %r evicted items"
                               % servers[i][0])
         total_items += int(stats["curr_items"])
     owner = {}
-    for i, (mc, port) in enumerate(slots):
-        for k in holds(port, candidates[i]):
+    for i, (mc, addr) in enumerate(slots):
+        for k in holds(addr, candidates[i]):
             if k in owner:
                 raise RoutesError("key %r is on both %r and %r"
                                   % (k, servers[owner[k]][0], servers[i][0]))
@@ -573,8 +715,8 @@ def routes(hash_name, distribution, servers, keys, verbose):
     if unconfirmed:
         log(verbose, "%d key(s) missing from the dumps; looking on every "
             "server" % len(unconfirmed))
-        for i, (mc, port) in enumerate(slots):
-            for k in holds(port, unconfirmed):
+        for i, (mc, addr) in enumerate(slots):
+            for k in holds(addr, unconfirmed):
                 if k in owner:
                     raise RoutesError("key %r is on both %r and %r"
                                       % (k, servers[owner[k]][0],
@@ -600,6 +742,10 @@ def main():
                     help="nutcracker's key hash (pool setting hash:)")
     ap.add_argument("--distribution", default="ketama", choices=DISTRIBUTIONS,
                     help="nutcracker's distribution (default ketama)")
+    ap.add_argument("--unnamed", action="store_true",
+                    help="servers without names: SERVERS names are HOST "
+                    "(port 11211) or HOST:PORT, HOST a 127.x.y.z address; "
+                    "each memcached listens there")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="report progress and timings on stderr")
     ap.add_argument("servers", help="TSV file: name<TAB>weight per line")
@@ -620,7 +766,7 @@ def main():
         servers = read_servers(args.servers)
         keys = read_keys(args.keys)
         result = routes(args.hash, args.distribution, servers, keys,
-                        args.verbose)
+                        args.unnamed, args.verbose)
     except (RoutesError, OSError) as e:
         print("twemproxy_routes: error: %s" % e, file=sys.stderr)
         return 1

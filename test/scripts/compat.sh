@@ -55,7 +55,11 @@
 #                 JavaScript object that lists the servers: refused.
 #   twemproxy     nutcracker sorts the servers by name (shorter first, then
 #                 bytes) as it reads its configuration: a tie goes to the
-#                 server first in that order, whatever the list order.
+#                 server first in that order, whatever the list order.  A
+#                 server without a name is named (and hashed) "host" on
+#                 port 11211, "host:port" otherwise: the "unnamed"
+#                 configurations run memcacheds on 127.0.0.2:11211 and other
+#                 addresses of 127/8, where port 11211 must be free.
 #   libketama     39 digests at 61, 122, 237 equal servers; first wins a tie.
 #   java          TreeMap.put(): the last put wins a tie.
 #
@@ -98,8 +102,8 @@ seconds() { printf '%d.%02d' $(($1 / 1000000)) $(($1 % 1000000 / 10000)); }
 # --- configurations --------------------------------------------------------
 # client | configuration | servers | client options
 #   servers: "COUNT NAMES WEIGHTS" for test/compat/servers.py, or @LIST for
-#   a list written below (fixture, and the tie lists)
-#   client options: twemproxy --hash NAME; java --hash NAME --vnodes N
+#   a list written below (fixture, the tie lists, twemproxy's unnamed servers)
+#   client options: twemproxy --hash NAME [--unnamed]; java --hash NAME --vnodes N
 #                   [--template T --first N] (no spaces; default {node}&&VN{i} from 0)
 configs=$(grep -v '^#' <<'EOF'
 libmemcached | fixture: test/fixtures/ketama.hpp            | @fixture              |
@@ -175,6 +179,10 @@ twemproxy    | fnv1a_32, 10 mixed weights                  | 10 port mixed      
 twemproxy    | hsieh, 10 mixed weights                     | 10 port mixed         | --hash hsieh
 twemproxy    | murmur, 10 mixed weights                    | 10 port mixed         | --hash murmur
 twemproxy    | jenkins, 10 mixed weights                   | 10 port mixed         | --hash jenkins
+twemproxy    | md5, 6 unnamed on 11211, mixed weights      | @unnamed              | --hash md5 --unnamed
+twemproxy    | md5, 100 unnamed on 11211, mixed weights    | @unnamed-100          | --hash md5 --unnamed
+twemproxy    | fnv1a_64, unnamed, mixed ports              | @unnamed-ports        | --hash fnv1a_64 --unnamed
+twemproxy    | md5, unnamed, ties (length, then bytes)     | @unnamed-tie          | --hash md5 --unnamed
 java         | java_fnv32, 10 servers, 160 vnodes          | 10 ip11211 1          | --hash java_fnv32 --vnodes 160
 java         | java_fnv32, 100 servers, 160 vnodes         | 100 hostname 1        | --hash java_fnv32 --vnodes 160
 java         | java_fnv32, 3 servers, 1 vnode              | 3 ip11211 1           | --hash java_fnv32 --vnodes 1
@@ -209,6 +217,24 @@ write_list() {
 	# String.hashCode: "Aa", "BB" and "C#" collide, so every point of these three does
 	hashcode-tie) printf '%s\t1\n' shard-01 shard-Aa shard-BB shard-02 shard-C# ;;
 	hashcode-tie-reversed) printf '%s\t1\n' shard-C# shard-02 shard-BB shard-Aa shard-01 ;;
+	# twemproxy --unnamed: each server's memcached listens on the address its
+	# name gives (port 11211 when none), so lists that may run at once use
+	# distinct addresses
+	unnamed) printf '%s\t%s\n' 127.0.0.2 3 127.0.0.3 1 127.0.0.4 10 127.0.0.5 2 127.0.0.6 7 127.0.0.7 1 ;;
+	unnamed-100)
+		local i
+		for ((i = 1; i <= 100; i++)); do
+			printf '127.4.0.%d\t%d\n' $i $((i % 7 + 1))
+		done ;;
+	unnamed-ports)
+		printf '%s\t%s\n' 127.0.1.2 3 127.0.1.3:22122 1 127.0.1.4:11212 10 127.0.1.5 2 \
+			127.0.1.6:22122 7 127.0.1.7 1 127.0.1.8:11311 5 127.0.1.9:22122 4 ;;
+	# md5 points that collide: 127.3.6.8 point 29 and 127.3.18.8 point 32
+	# (nutcracker's sort puts the shorter name first, though its bytes sort
+	# after), 127.3.1.131 point 28 and 127.3.1.170 point 9 (same length: the
+	# bytes decide), each listed against nutcracker's order; 127.3.0.19
+	# point 1 and 127.3.2.182 point 13, listed in it
+	unnamed-tie) printf '%s\t1\n' 127.3.18.8 127.3.1.170 127.3.0.19 127.3.6.8 127.3.1.131 127.3.2.182 ;;
 	*) echo "compat: unknown server list @$1" >&2; return 1 ;;
 	esac
 }
@@ -235,6 +261,7 @@ ring_sql() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--hash) hash=$2; shift 2 ;;
+		--unnamed) shift ;;	# the nodes are named as nutcracker names the servers
 		--vnodes) vnodes=$2; shift 2 ;;
 		--template) template=$2; shift 2 ;;
 		--first) first=$2; shift 2 ;;
