@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * admin.c
- *	  SQL functions that change rings: chash_ring_create, chash_ring_drop,
+ *	  SQL functions that change rings: chash_ring_create, chash_ring_copy,
+ *	  chash_ring_drop,
  *	  chash_node_add, chash_node_remove, chash_node_set.
  *
  * Each checks its arguments and the caller's privilege first, so that bad
@@ -75,6 +76,17 @@ check_state(const char *state)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown node state \"%s\"", state),
 				 errhint("Valid states are \"active\" and \"down\".")));
+}
+
+static void
+check_ring_name(const char *ring)
+{
+	if (strlen(ring) < 1 || strlen(ring) > CHASH_MAX_RING_NAME)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_NAME),
+				 errmsg("ring name must be 1 to %d bytes long",
+						CHASH_MAX_RING_NAME),
+				 errdetail("The name given is %zu bytes long.", strlen(ring))));
 }
 
 static void
@@ -154,12 +166,7 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	Datum		args[9];
 	bool		nulls[9];
 
-	if (strlen(ring) < 1 || strlen(ring) > CHASH_MAX_RING_NAME)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_NAME),
-				 errmsg("ring name must be 1 to %d bytes long",
-						CHASH_MAX_RING_NAME),
-				 errdetail("The name given is %zu bytes long.", strlen(ring))));
+	check_ring_name(ring);
 
 	memset(&spec, 0, sizeof(spec));
 	strlcpy(spec.name, ring, sizeof(spec.name));
@@ -232,6 +239,47 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/*
+ * chash_ring_copy(src, dst): a new ring with src's settings and nodes,
+ * their order and targets included
+ */
+PG_FUNCTION_INFO_V1(chash_ring_copy);
+
+Datum
+chash_ring_copy(PG_FUNCTION_ARGS)
+{
+	char	   *src = arg_text(fcinfo, 0, "src");
+	char	   *dst = arg_text(fcinfo, 1, "dst");
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+
+	check_ring_name(dst);
+	chash_catalog_check_privilege(CHASH_RING_TABLE, ACL_INSERT, dst);
+	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_INSERT, dst);
+	if (!chash_catalog_ring_exists(src))
+		error_ring_missing(src);
+	if (execute_with_own_args(fcinfo,
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " (ring, algorithm, hash, key_hash, vnodes, vnode_name,"
+							  " vnode_first, ketama_variant, ties)"
+							  " SELECT $2, algorithm, hash, key_hash, vnodes, vnode_name,"
+							  " vnode_first, ketama_variant, ties"
+							  " FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " WHERE ring" CHASH_EQ "$1"
+							  " ON CONFLICT (ring) DO NOTHING",
+							  2, argtypes) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("ring \"%s\" already exists", dst)));
+	(void) execute_with_own_args(fcinfo,
+								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+								 " (ring, node, weight, vnodes, zone, state, ordinal, target)"
+								 " SELECT $2, node, weight, vnodes, zone, state, ordinal, target"
+								 " FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+								 " WHERE ring" CHASH_EQ "$1",
+								 2, argtypes);
+	PG_RETURN_VOID();
+}
+
 /* chash_ring_drop(ring): the ring and all its nodes */
 PG_FUNCTION_INFO_V1(chash_ring_drop);
 
@@ -250,7 +298,10 @@ chash_ring_drop(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* chash_node_add(ring, node, weight, vnodes, zone) */
+/*
+ * chash_node_add(ring, node, weight, vnodes, zone, target); the SQL function
+ * of version 1.0 passes no target.
+ */
 PG_FUNCTION_INFO_V1(chash_node_add);
 
 Datum
@@ -258,7 +309,7 @@ chash_node_add(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[5] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID};
+	Oid			argtypes[6] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID};
 
 	check_node_name(node);
 	if (PG_ARGISNULL(2))
@@ -273,12 +324,16 @@ chash_node_add(PG_FUNCTION_ARGS)
 	if (!chash_catalog_ring_exists(ring))
 		error_ring_missing(ring);
 
-	if (execute_with_own_args(fcinfo,
+	if (execute_with_own_args(fcinfo, PG_NARGS() < 6 ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " (ring, node, weight, vnodes, zone)"
 							  " VALUES ($1, $2, $3, $4, $5)"
+							  " ON CONFLICT (ring, node) DO NOTHING" :
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " (ring, node, weight, vnodes, zone, target)"
+							  " VALUES ($1, $2, $3, $4, $5, $6)"
 							  " ON CONFLICT (ring, node) DO NOTHING",
-							  5, argtypes) == 0)
+							  Min(PG_NARGS(), 6), argtypes) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("node \"%s\" already exists in ring \"%s\"", node, ring),
@@ -306,8 +361,9 @@ chash_node_remove(PG_FUNCTION_ARGS)
 }
 
 /*
- * chash_node_set(ring, node, weight, vnodes, state, zone): a NULL argument
- * leaves that setting as it is.
+ * chash_node_set(ring, node, weight, vnodes, state, zone, target): a NULL
+ * argument leaves that setting as it is.  The SQL function of version 1.0
+ * passes no target.
  */
 PG_FUNCTION_INFO_V1(chash_node_set);
 
@@ -316,7 +372,7 @@ chash_node_set(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[6] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID};
+	Oid			argtypes[7] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID};
 
 	if (!PG_ARGISNULL(2))
 		check_weight(PG_GETARG_FLOAT8(2));
@@ -327,14 +383,21 @@ chash_node_set(PG_FUNCTION_ARGS)
 
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_UPDATE, ring);
 
-	if (execute_with_own_args(fcinfo,
+	if (execute_with_own_args(fcinfo, PG_NARGS() < 7 ?
 							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " SET weight = coalesce($3, weight),"
 							  " vnodes = coalesce($4, vnodes),"
 							  " state = coalesce($5, state),"
 							  " zone = coalesce($6, zone)"
+							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2" :
+							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " SET weight = coalesce($3, weight),"
+							  " vnodes = coalesce($4, vnodes),"
+							  " state = coalesce($5, state),"
+							  " zone = coalesce($6, zone),"
+							  " target = coalesce($7, target)"
 							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2",
-							  6, argtypes) == 0)
+							  Min(PG_NARGS(), 7), argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();
 }

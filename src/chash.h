@@ -248,6 +248,13 @@ typedef struct ChashRing
 
 extern void chash_ring_prepare_spec(ChashRingSpec *spec);
 
+/* Comparing two rings (rebalance.c) */
+typedef void (*ChashRangeEmit) (void *arg, uint64 lo, uint64 hi,
+								uint32 owner_a, uint32 owner_b);
+extern void chash_rings_compare(const ChashRing *a, const ChashRing *b,
+								uint64 first, uint64 last, uint64 max,
+								ChashRangeEmit emit, void *arg);
+
 extern int64 chash_ring_count_points(const ChashRingSpec *spec,
 									 int64 *node_counts);
 extern ChashPoint *chash_ring_build_points(const ChashRingSpec *spec,

@@ -1,0 +1,239 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan.c
+ *	  SQL functions that plan a change of ring: the ranges of positions
+ *	  whose owner changes, and the checks every plan makes.
+ *
+ * The functions that read tables (chash_moved_keys, chash_move_summary
+ * over a relation, chash_migration_sql) are PL/pgSQL in the install
+ * script, on top of these and of chash_lookup.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+
+#include "chash.h"
+
+/* Two rings of one plan, valid until the next invalidation */
+typedef struct PlanRings
+{
+	const ChashRing *from;
+	const ChashRing *to;
+} PlanRings;
+
+/*
+ * The rings of arguments 0 and 1, as the active snapshot sees them: both
+ * exist, are not the same ring, and hash keys alike.
+ */
+static PlanRings
+plan_rings(FunctionCallInfo fcinfo)
+{
+	text	   *from_name;
+	text	   *to_name;
+	PlanRings	rings;
+	uint64		generation_from;
+	uint64		generation_to;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the rings of a plan must not be null")));
+	from_name = PG_GETARG_TEXT_PP(0);
+	to_name = PG_GETARG_TEXT_PP(1);
+	if (VARSIZE_ANY_EXHDR(from_name) == VARSIZE_ANY_EXHDR(to_name) &&
+		memcmp(VARDATA_ANY(from_name), VARDATA_ANY(to_name),
+			   VARSIZE_ANY_EXHDR(from_name)) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a plan compares two different rings"),
+				 errdetail("Both rings are \"%s\".", text_to_cstring(from_name)),
+				 errhint("Copy the ring with chash_ring_copy(), change the copy, and compare the two.")));
+
+	/* fetching the second ring may invalidate the first: until both hold */
+	do
+	{
+		rings.from = chash_cache_get_ring(VARDATA_ANY(from_name),
+										  VARSIZE_ANY_EXHDR(from_name),
+										  GetActiveSnapshot(), &generation_from);
+		rings.to = chash_cache_get_ring(VARDATA_ANY(to_name),
+										VARSIZE_ANY_EXHDR(to_name),
+										GetActiveSnapshot(), &generation_to);
+	} while (generation_from != chash_cache_generation ||
+			 generation_to != chash_cache_generation);
+
+	if (rings.from->spec.key_hash != rings.to->spec.key_hash)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rings \"%s\" and \"%s\" hash keys differently",
+						rings.from->spec.name, rings.to->spec.name),
+				 errdetail("Ring \"%s\" hashes keys with \"%s\", ring \"%s\" with \"%s\": their positions cannot be compared.",
+						   rings.from->spec.name, rings.from->spec.key_hash->name,
+						   rings.to->spec.name, rings.to->spec.key_hash->name)));
+	return rings;
+}
+
+static void
+check_has_points(const ChashRing *ring)
+{
+	if (ring->npoints == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ring \"%s\" has no active nodes", ring->spec.name),
+				 errhint("A plan needs nodes that own keys in both rings.")));
+}
+
+/*
+ * chash.plan_key_hash(from_ring, to_ring): the checks of every plan; the
+ * name of the rings' key hash
+ */
+PG_FUNCTION_INFO_V1(chash_plan_key_hash);
+
+Datum
+chash_plan_key_hash(PG_FUNCTION_ARGS)
+{
+	PlanRings	rings = plan_rings(fcinfo);
+
+	PG_RETURN_TEXT_P(cstring_to_text(rings.from->spec.key_hash->name));
+}
+
+/* What the sweep writes ranges into */
+typedef struct RangeOutput
+{
+	ReturnSetInfo *rsinfo;
+	PlanRings	rings;
+	int32	   *to_of_from;		/* the to ring's index of each from node, or -1 */
+	bool		moved_only;
+	double		space;			/* positions in the hash space */
+} RangeOutput;
+
+static int
+node_name_cmp(const ChashNodeSpec *a, const ChashNodeSpec *b)
+{
+	int			cmp = memcmp(a->name_utf8, b->name_utf8,
+							 Min(a->name_utf8_len, b->name_utf8_len));
+
+	if (cmp != 0)
+		return cmp;
+	return a->name_utf8_len - b->name_utf8_len;
+}
+
+/* The index in spec of the node named as n, or -1 (nodes are sorted by name) */
+static int32
+find_node(const ChashRingSpec *spec, const ChashNodeSpec *n)
+{
+	int32		lo = 0;
+	int32		hi = spec->nnodes - 1;
+
+	while (lo <= hi)
+	{
+		int32		mid = lo + (hi - lo) / 2;
+		int			cmp = node_name_cmp(&spec->nodes[mid], n);
+
+		if (cmp == 0)
+			return mid;
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static Datum
+node_name_datum(const ChashRing *ring, uint32 node)
+{
+	const ChashNodeSpec *n = &ring->spec.nodes[node];
+
+	return PointerGetDatum(cstring_to_text_with_len(n->name, n->name_len));
+}
+
+static void
+emit_range(void *arg, uint64 lo, uint64 hi, uint32 owner_from, uint32 owner_to)
+{
+	RangeOutput *out = (RangeOutput *) arg;
+	bool		moved = out->to_of_from[owner_from] != (int32) owner_to;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+
+	if (out->moved_only && !moved)
+		return;
+	values[0] = Int64GetDatum(chash_position_to_int64(lo));
+	values[1] = Int64GetDatum(chash_position_to_int64(hi));
+	values[2] = node_name_datum(out->rings.from, owner_from);
+	values[3] = node_name_datum(out->rings.to, owner_to);
+	values[4] = Float8GetDatum(((double) (hi - lo) + 1.0) / out->space);
+	tuplestore_putvalues(out->rsinfo->setResult, out->rsinfo->setDesc,
+						 values, nulls);
+	pfree(DatumGetPointer(values[2]));
+	pfree(DatumGetPointer(values[3]));
+}
+
+/*
+ * The ranges of positions on which both rings' owners are constant, or only
+ * those where they differ, in chash_position order: 64-bit positions are
+ * signed, so the upper half of the unsigned space comes first, as negative
+ * values.
+ */
+static void
+ring_ranges(FunctionCallInfo fcinfo, bool moved_only)
+{
+	RangeOutput out;
+	int			bits;
+	uint64		max;
+
+	out.rings = plan_rings(fcinfo);
+	out.moved_only = moved_only;
+	out.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	check_has_points(out.rings.from);
+	check_has_points(out.rings.to);
+	chash_materialized_srf(fcinfo);
+
+	out.to_of_from = palloc(sizeof(int32) * out.rings.from->spec.nnodes);
+	for (int k = 0; k < out.rings.from->spec.nnodes; k++)
+		out.to_of_from[k] = find_node(&out.rings.to->spec,
+									  &out.rings.from->spec.nodes[k]);
+
+	bits = out.rings.from->spec.key_hash->bits;
+	max = bits == 64 ? PG_UINT64_MAX : ((UINT64CONST(1) << bits) - 1);
+	out.space = ldexp(1.0, bits);
+	if (bits == 64)
+	{
+		uint64		half = UINT64CONST(1) << 63;
+
+		chash_rings_compare(out.rings.from, out.rings.to, half, max, max,
+							emit_range, &out);
+		chash_rings_compare(out.rings.from, out.rings.to, 0, half - 1, max,
+							emit_range, &out);
+	}
+	else
+		chash_rings_compare(out.rings.from, out.rings.to, 0, max, max,
+							emit_range, &out);
+	pfree(out.to_of_from);
+}
+
+/* chash_moved_ranges(from_ring, to_ring): the ranges whose owner changes */
+PG_FUNCTION_INFO_V1(chash_moved_ranges);
+
+Datum
+chash_moved_ranges(PG_FUNCTION_ARGS)
+{
+	ring_ranges(fcinfo, true);
+	return (Datum) 0;
+}
+
+/* chash.ring_ranges(from_ring, to_ring): every range, moving or not */
+PG_FUNCTION_INFO_V1(chash_ring_ranges);
+
+Datum
+chash_ring_ranges(PG_FUNCTION_ARGS)
+{
+	ring_ranges(fcinfo, false);
+	return (Datum) 0;
+}
