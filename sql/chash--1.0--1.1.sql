@@ -361,7 +361,12 @@ DECLARE
 	dst text;
 	checksum text;
 BEGIN
-	IF dialect IS NULL OR dialect NOT IN ('postgresql', 'mysql') THEN
+	IF dialect IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'dialect must not be null';
+	END IF;
+	IF dialect NOT IN ('postgresql', 'mysql') THEN
 		RAISE EXCEPTION USING
 			ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('unknown dialect "%s"', dialect),
@@ -449,7 +454,8 @@ BEGIN
 	FROM %1$s t WHERE (%3$s);
 	SELECT count(*), coalesce(sum(hashtextextended(t::text, 0)), 0) INTO copied, copied_sum
 	FROM %2$s t WHERE (%3$s);
-	IF moved <> copied OR moved_sum <> copied_sum THEN
+	-- nothing left to move (a plan run again) is no error
+	IF moved > 0 AND (moved <> copied OR moved_sum <> copied_sum) THEN
 		RAISE EXCEPTION 'chash migration: %% rows (checksum %%) in %1$s, but %% rows (checksum %%) in %2$s',
 			moved, moved_sum, copied, copied_sum;
 	END IF;
@@ -462,6 +468,7 @@ $chash$;$v$, src, dst, batch.pred);
 				RETURN NEXT format('INSERT INTO %s SELECT * FROM %s WHERE (%s);', dst, src, batch.pred);
 				RETURN NEXT '-- check: fails with "Subquery returns more than 1 row" if the copies differ';
 				RETURN NEXT format('SELECT (SELECT 1 UNION ALL SELECT 1 FROM DUAL WHERE NOT ('
+								   '(SELECT COUNT(*) FROM %1$s WHERE (%3$s)) = 0 OR '
 								   '(SELECT COUNT(*) FROM %1$s WHERE (%3$s)) = (SELECT COUNT(*) FROM %2$s WHERE (%3$s)) AND '
 								   '(SELECT %4$s FROM %1$s WHERE (%3$s)) = (SELECT %4$s FROM %2$s WHERE (%3$s)))) AS chash_check;',
 								   src, dst, batch.pred, checksum);

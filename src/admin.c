@@ -2,8 +2,7 @@
  *
  * admin.c
  *	  SQL functions that change rings: chash_ring_create, chash_ring_copy,
- *	  chash_ring_drop,
- *	  chash_node_add, chash_node_remove, chash_node_set.
+ *	  chash_ring_drop, chash_node_add, chash_node_remove, chash_node_set.
  *
  * Each checks its arguments and the caller's privilege first, so that bad
  * input is a clear error before anything is touched, then changes the
