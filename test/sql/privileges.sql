@@ -118,6 +118,8 @@ SELECT chash_node_remove('priv', 'a');
 SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
 SELECT chash_node_set('priv', 'a', weight => 5);
 SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
+SELECT chash_ring_copy('priv', 'priv_copy');
+SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
 SELECT chash_node_set('priv', 'd', state => 'active');
 SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
 -- the privilege is checked before the ring or node is looked for
@@ -167,6 +169,12 @@ FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
 SELECT chash_node_remove('priv_w', 'y');
 SELECT ring, hash, vnodes, nodes, active_nodes, points
 FROM chash.rings WHERE ring = 'priv_w';
+-- a copy of it, to plan a change with
+SELECT chash_ring_copy('priv_w', 'priv_w2');
+SELECT chash_node_add('priv_w2', 'z');
+SELECT count(*) > 0 AS moving_ranges, bool_and(to_node = 'z') AS all_to_z
+FROM chash_moved_ranges('priv_w', 'priv_w2');
+SELECT chash_ring_drop('priv_w2');
 SELECT chash_ring_drop('priv_w');
 SELECT count(*) AS priv_w_rings FROM chash.ring_config WHERE ring = 'priv_w';
 -- the superuser's ring: node d comes back up, through the function
