@@ -400,12 +400,19 @@ BEGIN
 					   relation, key_column, from_ring, to_ring, dialect, nranges, npairs,
 					   round((fraction * 100)::numeric, 2), chooses);
 
+	-- the relation's columns, named in every copy: the shards' tables need
+	-- them, not in the same order
 	IF dialect = 'mysql' THEN
 		SELECT string_agg(format('`%s`', replace(a.attname, '`', '``')), ', ' ORDER BY a.attnum)
 		INTO columns
 		FROM pg_attribute a
 		WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
 		checksum := format('COALESCE(SUM(CRC32(CONCAT_WS(''|'', %s))), 0)', columns);
+	ELSE
+		SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum)
+		INTO columns
+		FROM pg_attribute a
+		WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
 	END IF;
 
 	FOR pair IN
@@ -419,7 +426,18 @@ BEGIN
 		RETURN NEXT format('-- from node "%s" (%s) to node "%s" (%s): %s ranges, %s%% of the hash space',
 						   pair.from_node, src, pair.to_node, dst, pair.ranges,
 						   round((pair.fraction * 100)::numeric, 2));
-		FOR batch IN EXECUTE CASE WHEN NOT by_keys THEN format($q$
+		FOR batch IN EXECUTE CASE WHEN dialect = 'postgresql' THEN format($q$
+			SELECT b.n, format('%%s <@ ANY (%%L::int8range[])', %L,
+							   array_agg(CASE WHEN b.hi = 9223372036854775807
+											  THEN format('[%%s,)', b.lo)
+											  ELSE format('[%%s,%%s]', b.lo, b.hi) END
+										 ORDER BY b.lo)) AS pred
+			FROM (SELECT r.lo, r.hi,
+						 (row_number() OVER (ORDER BY r.lo) - 1) / 64 AS n
+				  FROM @extschema@.chash_moved_ranges($1, $2) r
+				  WHERE r.from_node = $3 AND r.to_node = $4) b
+			GROUP BY b.n ORDER BY b.n$q$, hashed)
+		WHEN NOT by_keys THEN format($q$
 			SELECT b.n, string_agg(format('%%s BETWEEN %%s AND %%s', %L, b.lo, b.hi), ' OR ' ORDER BY b.lo) AS pred
 			FROM (SELECT r.lo, r.hi,
 						 (row_number() OVER (ORDER BY r.lo) - 1) / 64 AS n
@@ -441,8 +459,19 @@ BEGIN
 		USING from_ring, to_ring, pair.from_node, pair.to_node
 		LOOP
 			IF dialect = 'postgresql' THEN
+				/*
+				 * Copy, commit; then check and delete, commit.  Foreign
+				 * servers commit one after the other, so each transaction
+				 * writes to one of them only: a failure leaves rows on both
+				 * sides at worst, never on neither, and the plan run again
+				 * copies nothing twice (keys already there are skipped).
+				 */
 				RETURN NEXT 'BEGIN;';
-				RETURN NEXT format('INSERT INTO %s SELECT * FROM %s t WHERE (%s);', dst, src, batch.pred);
+				RETURN NEXT format('INSERT INTO %1$s (%3$s) SELECT %3$s FROM %2$s t WHERE %4$s'
+								   ' AND NOT EXISTS (SELECT 1 FROM %1$s d WHERE d.%5$I = t.%5$I);',
+								   dst, src, columns, batch.pred, key_column);
+				RETURN NEXT 'COMMIT;';
+				RETURN NEXT 'BEGIN;';
 				RETURN NEXT format($v$DO $chash$
 DECLARE
 	moved bigint;
@@ -451,21 +480,23 @@ DECLARE
 	copied_sum numeric;
 BEGIN
 	SELECT count(*), coalesce(sum(hashtextextended(t::text, 0)), 0) INTO moved, moved_sum
-	FROM %1$s t WHERE (%3$s);
+	FROM %1$s t WHERE %3$s;
 	SELECT count(*), coalesce(sum(hashtextextended(t::text, 0)), 0) INTO copied, copied_sum
-	FROM %2$s t WHERE (%3$s);
+	FROM %2$s t WHERE %3$s;
 	-- nothing left to move (a plan run again) is no error
 	IF moved > 0 AND (moved <> copied OR moved_sum <> copied_sum) THEN
 		RAISE EXCEPTION 'chash migration: %% rows (checksum %%) in %1$s, but %% rows (checksum %%) in %2$s',
 			moved, moved_sum, copied, copied_sum;
 	END IF;
+	RAISE NOTICE 'chash migration: %% rows from %1$s in %2$s, checked', moved;
 END
 $chash$;$v$, src, dst, batch.pred);
-				RETURN NEXT format('DELETE FROM %s t WHERE (%s);', src, batch.pred);
+				RETURN NEXT format('DELETE FROM %s t WHERE %s;', src, batch.pred);
 				RETURN NEXT 'COMMIT;';
 			ELSE
 				RETURN NEXT 'START TRANSACTION;';
-				RETURN NEXT format('INSERT INTO %s SELECT * FROM %s WHERE (%s);', dst, src, batch.pred);
+				RETURN NEXT format('INSERT INTO %1$s (%3$s) SELECT %3$s FROM %2$s WHERE (%4$s);',
+								   dst, src, columns, batch.pred);
 				RETURN NEXT '-- check: fails with "Subquery returns more than 1 row" if the copies differ';
 				RETURN NEXT format('SELECT (SELECT 1 UNION ALL SELECT 1 FROM DUAL WHERE NOT ('
 								   '(SELECT COUNT(*) FROM %1$s WHERE (%3$s)) = 0 OR '
