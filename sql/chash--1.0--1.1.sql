@@ -386,8 +386,7 @@ BEGIN
 		chooses := format('rows chosen by MySQL''s %s, which is key hash crc32', hashed);
 	ELSIF key_hash = 'md5' THEN
 		-- the first four bytes of the digest, little-endian
-		hashed := format('CAST(CONV(CONCAT(SUBSTRING(MD5(`%1$s`), 7, 2), SUBSTRING(MD5(`%1$s`), 5, 2), '
-						 'SUBSTRING(MD5(`%1$s`), 3, 2), SUBSTRING(MD5(`%1$s`), 1, 2)), 16, 10) AS UNSIGNED)',
+		hashed := format('CAST(CONV(HEX(REVERSE(UNHEX(LEFT(MD5(`%s`), 8)))), 16, 10) AS UNSIGNED)',
 						 replace(key_column, '`', '``'));
 		chooses := format('rows chosen by MySQL''s MD5(`%s`), the first four bytes little-endian, which is key hash md5',
 						  replace(key_column, '`', '``'));
@@ -399,6 +398,10 @@ BEGIN
 	RETURN NEXT format('-- chash migration of %s (key %s) from ring "%s" to ring "%s", %s dialect: %s moving ranges in %s moves, %s%% of the hash space; %s',
 					   relation, key_column, from_ring, to_ring, dialect, nranges, npairs,
 					   round((fraction * 100)::numeric, 2), chooses);
+	IF dialect = 'mysql' THEN
+		-- keys are hashed as UTF-8: key columns must be utf8mb4 (or ASCII)
+		RETURN NEXT 'SET NAMES utf8mb4;';
+	END IF;
 
 	-- the relation's columns, named in every copy: the shards' tables need
 	-- them, not in the same order
@@ -407,7 +410,12 @@ BEGIN
 		INTO columns
 		FROM pg_attribute a
 		WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
-		checksum := format('COALESCE(SUM(CRC32(CONCAT_WS(''|'', %s))), 0)', columns);
+		-- QUOTE() tells NULL from 'NULL' and keeps NULLs in place
+		SELECT string_agg(format('QUOTE(`%s`)', replace(a.attname, '`', '``')), ', ' ORDER BY a.attnum)
+		INTO checksum
+		FROM pg_attribute a
+		WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
+		checksum := format('COALESCE(SUM(CRC32(CONCAT_WS(''|'', %s))), 0)', checksum);
 	ELSE
 		SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum)
 		INTO columns
@@ -438,7 +446,10 @@ BEGIN
 				  WHERE r.from_node = $3 AND r.to_node = $4) b
 			GROUP BY b.n ORDER BY b.n$q$, hashed)
 		WHEN NOT by_keys THEN format($q$
-			SELECT b.n, string_agg(format('%%s BETWEEN %%s AND %%s', %L, b.lo, b.hi), ' OR ' ORDER BY b.lo) AS pred
+			-- one hash a row: INTERVAL() finds it among the ascending bounds
+			-- lo, hi + 1 of the ranges; an odd place is inside a range
+			SELECT b.n, format('INTERVAL(%%s, %%s) %%%% 2 = 1', %L,
+							   string_agg(b.lo || ', ' || (b.hi + 1), ', ' ORDER BY b.lo)) AS pred
 			FROM (SELECT r.lo, r.hi,
 						 (row_number() OVER (ORDER BY r.lo) - 1) / 64 AS n
 				  FROM @extschema@.chash_moved_ranges($1, $2) r
@@ -446,8 +457,10 @@ BEGIN
 			GROUP BY b.n ORDER BY b.n$q$, hashed)
 		ELSE format($q$
 			SELECT b.n, format('`%s` IN (%%s)', string_agg(b.lit, ', ' ORDER BY b.ord)) AS pred
+			-- numbers as they are, other keys as the hex of their UTF-8
+			-- bytes: exact whatever the SQL mode and the column's collation
 			FROM (SELECT CASE WHEN %L IN ('smallint', 'integer', 'bigint', 'numeric') THEN m.key::text
-							  ELSE '''' || replace(replace(m.key::text, '\', '\\'), '''', '''''') || '''' END AS lit,
+							  ELSE 'X''' || encode(convert_to(m.key::text, 'UTF8'), 'hex') || '''' END AS lit,
 						 row_number() OVER (ORDER BY m.key) AS ord,
 						 (row_number() OVER (ORDER BY m.key) - 1) / 1000 AS n
 				  FROM @extschema@.chash_moved_keys($1, $2, %L::regclass, %L)
@@ -499,9 +512,9 @@ $chash$;$v$, src, dst, batch.pred);
 								   dst, src, columns, batch.pred);
 				RETURN NEXT '-- check: fails with "Subquery returns more than 1 row" if the copies differ';
 				RETURN NEXT format('SELECT (SELECT 1 UNION ALL SELECT 1 FROM DUAL WHERE NOT ('
-								   '(SELECT COUNT(*) FROM %1$s WHERE (%3$s)) = 0 OR '
-								   '(SELECT COUNT(*) FROM %1$s WHERE (%3$s)) = (SELECT COUNT(*) FROM %2$s WHERE (%3$s)) AND '
-								   '(SELECT %4$s FROM %1$s WHERE (%3$s)) = (SELECT %4$s FROM %2$s WHERE (%3$s)))) AS chash_check;',
+								   'NOT EXISTS (SELECT 1 FROM %1$s WHERE (%3$s)) OR '
+								   '(SELECT COUNT(*), %4$s FROM %1$s WHERE (%3$s)) = (SELECT COUNT(*), %4$s FROM %2$s WHERE (%3$s))'
+								   ')) AS chash_check;',
 								   src, dst, batch.pred, checksum);
 				RETURN NEXT format('DELETE FROM %s WHERE (%s);', src, batch.pred);
 				RETURN NEXT 'COMMIT;';

@@ -13,6 +13,9 @@ packages=(
 	# the real clients the compatibility suite (test/scripts/compat.sh)
 	# checks chash against
 	libmemcached-dev python3-uhashring memcached nutcracker
+	# MariaDB's server and client binaries for the MySQL migration suite
+	# (the -core packages start no system server)
+	mariadb-server-core mariadb-client-core
 )
 # Node.js and npm for npm's hashring, unless a Node.js with npm is there
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 ||
