@@ -170,6 +170,11 @@ CREATE FUNCTION chash.key_column_type(relation regclass, key_column name)
 DECLARE
 	key_type regtype;
 BEGIN
+	IF relation IS NULL OR key_column IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'relation and key_column must not be null';
+	END IF;
 	SELECT a.atttypid::regtype INTO key_type
 	FROM pg_attribute a
 	WHERE a.attrelid = relation AND a.attname = key_column
@@ -302,8 +307,8 @@ COMMENT ON FUNCTION chash_moved_keys(text, text, anyarray) IS
  * The statements that carry out a move for one table: for each pair of
  * nodes (from, to) and each batch of its moving ranges (or, in MySQL when
  * it cannot compute the key hash, of its moving keys), copy the rows to the
- * target, check that both sides hold the same rows, delete them from the
- * source, in one transaction.
+ * target, then check that both sides hold the same rows and delete them
+ * from the source.
  */
 CREATE FUNCTION chash.migration_target(ring text, node text, relname name, dialect text)
 	RETURNS text
@@ -312,6 +317,7 @@ CREATE FUNCTION chash.migration_target(ring text, node text, relname name, diale
 	AS $$
 DECLARE
 	target text;
+	parts text[];
 BEGIN
 	SELECT n.target INTO target FROM chash.node_config n
 	WHERE n.ring = migration_target.ring AND n.node = migration_target.node;
@@ -322,20 +328,61 @@ BEGIN
 			HINT = 'Say where its rows live with chash_node_set(ring, node, target => ...).';
 	END IF;
 	IF dialect = 'postgresql' THEN
-		-- a schema-qualified table as it is, a schema with the table's name
-		RETURN CASE WHEN strpos(target, '.') > 0 THEN target
-					ELSE format('%I.%I', target, relname) END;
+		-- a schema, or a schema-qualified table, as SQL names them
+		parts := parse_ident(target);
+		IF cardinality(parts) = 1 THEN
+			RETURN format('%I.%I', parts[1], relname);
+		ELSIF cardinality(parts) = 2 THEN
+			RETURN format('%I.%I', parts[1], parts[2]);
+		END IF;
+	ELSE
+		-- MySQL: a database, or database.table
+		parts := string_to_array(target, '.');
+		IF cardinality(parts) = 1 THEN
+			parts := parts || relname::text;
+		END IF;
+		IF cardinality(parts) = 2 AND parts[1] <> '' AND parts[2] <> '' THEN
+			RETURN format('`%s`.`%s`', replace(parts[1], '`', '``'), replace(parts[2], '`', '``'));
+		END IF;
 	END IF;
-	-- MySQL: database.table, or a database with the table's name
-	RETURN format('`%s`.`%s`',
-				  replace(split_part(target, '.', 1), '`', '``'),
-				  replace(CASE WHEN strpos(target, '.') > 0
-							   THEN substr(target, strpos(target, '.') + 1)
-							   ELSE relname END, '`', '``'));
+	RAISE EXCEPTION USING
+		ERRCODE = 'invalid_parameter_value',
+		MESSAGE = format('target "%s" of node "%s" of ring "%s" is not a table', target, node, ring),
+		HINT = CASE dialect WHEN 'postgresql' THEN 'A PostgreSQL target is a schema or a schema-qualified table.'
+			   ELSE 'A MySQL target is a database or database.table.' END;
 END
 $$;
 COMMENT ON FUNCTION chash.migration_target(text, text, name, text) IS
 	'the table of a node''s rows in a migration, from its target; an error if it has none';
+
+-- A line of comment in a generated plan: names cannot end it early
+CREATE FUNCTION chash.plan_comment(message text)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$ SELECT '-- ' || regexp_replace(message, '[\r\n]+', ' ', 'g') $$;
+COMMENT ON FUNCTION chash.plan_comment(text) IS
+	'a comment line of a generated plan, with line breaks in names replaced';
+
+-- A dollar quote that the body does not contain
+CREATE FUNCTION chash.dollar_quote(body text)
+	RETURNS text
+	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	tag text := '$chash$';
+	i integer := 0;
+BEGIN
+	WHILE strpos(body, tag) > 0 LOOP
+		i := i + 1;
+		tag := '$chash' || i || '$';
+	END LOOP;
+	RETURN tag || body || tag;
+END
+$$;
+COMMENT ON FUNCTION chash.dollar_quote(text) IS
+	'body in dollar quotes whose tag it does not contain';
 
 CREATE FUNCTION chash_migration_sql(from_ring text, to_ring text,
 									relation regclass, key_column name,
@@ -347,11 +394,18 @@ CREATE FUNCTION chash_migration_sql(from_ring text, to_ring text,
 DECLARE
 	key_type regtype := chash.key_column_type(relation, key_column);
 	key_hash text := chash.plan_key_hash(from_ring, to_ring);
+	ext text := quote_ident('@extschema@');
 	relname name;
 	hashed text;				-- the key's position, in the dialect
 	chooses text;				-- how the statements choose the rows, for people
 	by_keys boolean := false;	-- MySQL without the key hash: key lists
-	columns text;
+	key_mysql text := format('`%s`', replace(key_column, '`', '``'));
+	columns text;				-- the columns copied, quoted for the dialect
+	row_expr text;				-- PostgreSQL: those columns of row t
+	overriding text := '';
+	key_eq text := 'OPERATOR(pg_catalog.=)';
+	checksum text;
+	fingerprint text;
 	nranges bigint;
 	npairs bigint;
 	fraction double precision;
@@ -359,7 +413,8 @@ DECLARE
 	batch record;
 	src text;
 	dst text;
-	checksum text;
+	pred text;
+	pin constant text := 'SET LOCAL search_path = pg_catalog, pg_temp;';
 BEGIN
 	IF dialect IS NULL THEN
 		RAISE EXCEPTION USING
@@ -373,54 +428,78 @@ BEGIN
 			HINT = 'Valid dialects are "postgresql" and "mysql".';
 	END IF;
 	SELECT c.relname INTO relname FROM pg_class c WHERE c.oid = relation;
-	SELECT count(*), count(DISTINCT (r.from_node, r.to_node)), coalesce(sum(r.fraction), 0)
-	INTO nranges, npairs, fraction
+	SELECT count(*), count(DISTINCT (r.from_node, r.to_node)), coalesce(sum(r.fraction), 0),
+		   md5(coalesce(string_agg(concat_ws(' ', r.lo, r.hi, r.from_node, r.to_node), ',' ORDER BY r.lo), ''))
+	INTO nranges, npairs, fraction, fingerprint
 	FROM @extschema@.chash_moved_ranges(from_ring, to_ring) r;
 
 	IF dialect = 'postgresql' THEN
-		hashed := format('@extschema@.chash_hash(%L, t.%s)', key_hash,
+		hashed := format('%s.chash_hash(%L, t.%s)', ext, key_hash,
 						 chash.key_expr(key_column, key_type));
 		chooses := format('rows chosen by %s in PostgreSQL', hashed);
-	ELSIF key_hash = 'crc32' THEN
-		hashed := format('CRC32(`%s`)', replace(key_column, '`', '``'));
-		chooses := format('rows chosen by MySQL''s %s, which is key hash crc32', hashed);
-	ELSIF key_hash = 'md5' THEN
-		-- the first four bytes of the digest, little-endian
-		hashed := format('CAST(CONV(HEX(REVERSE(UNHEX(LEFT(MD5(`%s`), 8)))), 16, 10) AS UNSIGNED)',
-						 replace(key_column, '`', '``'));
-		chooses := format('rows chosen by MySQL''s MD5(`%s`), the first four bytes little-endian, which is key hash md5',
-						  replace(key_column, '`', '``'));
+		-- generated columns are computed again; identity ones copied as they are
+		SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum),
+			   string_agg('t.' || quote_ident(a.attname), ', ' ORDER BY a.attnum),
+			   CASE WHEN bool_or(a.attidentity = 'a') THEN ' OVERRIDING SYSTEM VALUE' ELSE '' END
+		INTO columns, row_expr, overriding
+		FROM pg_attribute a
+		WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped
+		  AND a.attgenerated = '';
+		-- the key type's own equality, wherever it lives
+		SELECT format('OPERATOR(%I.=)', n.nspname) INTO key_eq
+		FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
+		WHERE o.oprname = '=' AND o.oprleft = key_type AND o.oprright = key_type
+		LIMIT 1;
+		key_eq := coalesce(key_eq, 'OPERATOR(pg_catalog.=)');
 	ELSE
-		by_keys := true;
-		chooses := format('rows chosen by explicit key lists: MySQL cannot compute key hash %s', key_hash);
+		IF key_hash = 'crc32' THEN
+			hashed := format('CRC32(%s)', key_mysql);
+			chooses := format('rows chosen by MySQL''s %s, which is key hash crc32', hashed);
+		ELSIF key_hash = 'md5' THEN
+			-- the first four bytes of the digest, little-endian
+			hashed := format('CAST(CONV(HEX(REVERSE(UNHEX(LEFT(MD5(%s), 8)))), 16, 10) AS UNSIGNED)', key_mysql);
+			chooses := format('rows chosen by MySQL''s MD5(%s), the first four bytes little-endian, which is key hash md5',
+							  key_mysql);
+		ELSE
+			by_keys := true;
+			chooses := format('rows chosen by explicit key lists: MySQL cannot compute key hash %s', key_hash);
+			IF key_type NOT IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype, 'numeric'::regtype,
+								'text'::regtype, 'character varying'::regtype, 'character'::regtype) THEN
+				RAISE EXCEPTION USING
+					ERRCODE = 'feature_not_supported',
+					MESSAGE = format('the mysql dialect cannot list keys of type %s', key_type),
+					DETAIL = format('Key hash %s is not one MySQL computes, so the plan lists the keys.', key_hash),
+					HINT = 'Key lists take integer, numeric and text keys; crc32 and md5 rings need no lists.';
+			END IF;
+		END IF;
+		SELECT string_agg(format('`%s`', replace(a.attname, '`', '``')), ', ' ORDER BY a.attnum),
+			   string_agg(format('QUOTE(`%s`)', replace(a.attname, '`', '``')), ', ' ORDER BY a.attnum)
+		INTO columns, checksum
+		FROM pg_attribute a
+		WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped
+		  AND a.attgenerated = '';
+		-- QUOTE() tells NULL from 'NULL' and keeps NULLs in place
+		checksum := format('COALESCE(SUM(CRC32(CONCAT_WS(''|'', %s))), 0)', checksum);
 	END IF;
 
-	RETURN NEXT format('-- chash migration of %s (key %s) from ring "%s" to ring "%s", %s dialect: %s moving ranges in %s moves, %s%% of the hash space; %s',
-					   relation, key_column, from_ring, to_ring, dialect, nranges, npairs,
-					   round((fraction * 100)::numeric, 2), chooses);
-	IF dialect = 'mysql' THEN
+	RETURN NEXT chash.plan_comment(format(
+		'chash migration of %s (key %s) from ring "%s" to ring "%s", %s dialect: %s moving ranges in %s moves, %s%% of the hash space; %s',
+		relation, quote_ident(key_column), from_ring, to_ring, dialect, nranges, npairs,
+		round((fraction * 100)::numeric, 2), chooses));
+	IF dialect = 'postgresql' THEN
+		-- the rings must be as they were when the plan was made
+		RETURN NEXT format('DO %s;', chash.dollar_quote(format($g$
+BEGIN
+	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	IF (SELECT md5(coalesce(string_agg(concat_ws(' ', r.lo, r.hi, r.from_node, r.to_node), ',' ORDER BY r.lo), ''))
+		FROM %1$s.chash_moved_ranges(%2$L, %3$L) r) IS DISTINCT FROM %4$L THEN
+		RAISE EXCEPTION 'chash migration: ring %% or ring %% has changed since this plan was made', %2$L, %3$L;
+	END IF;
+END
+$g$, ext, from_ring, to_ring, fingerprint)));
+	ELSE
 		-- keys are hashed as UTF-8: key columns must be utf8mb4 (or ASCII)
 		RETURN NEXT 'SET NAMES utf8mb4;';
-	END IF;
-
-	-- the relation's columns, named in every copy: the shards' tables need
-	-- them, not in the same order
-	IF dialect = 'mysql' THEN
-		SELECT string_agg(format('`%s`', replace(a.attname, '`', '``')), ', ' ORDER BY a.attnum)
-		INTO columns
-		FROM pg_attribute a
-		WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
-		-- QUOTE() tells NULL from 'NULL' and keeps NULLs in place
-		SELECT string_agg(format('QUOTE(`%s`)', replace(a.attname, '`', '``')), ', ' ORDER BY a.attnum)
-		INTO checksum
-		FROM pg_attribute a
-		WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
-		checksum := format('COALESCE(SUM(CRC32(CONCAT_WS(''|'', %s))), 0)', checksum);
-	ELSE
-		SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum)
-		INTO columns
-		FROM pg_attribute a
-		WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
 	END IF;
 
 	FOR pair IN
@@ -431,92 +510,105 @@ BEGIN
 	LOOP
 		src := chash.migration_target(from_ring, pair.from_node, relname, dialect);
 		dst := chash.migration_target(to_ring, pair.to_node, relname, dialect);
-		RETURN NEXT format('-- from node "%s" (%s) to node "%s" (%s): %s ranges, %s%% of the hash space',
-						   pair.from_node, src, pair.to_node, dst, pair.ranges,
-						   round((pair.fraction * 100)::numeric, 2));
-		FOR batch IN EXECUTE CASE WHEN dialect = 'postgresql' THEN format($q$
-			SELECT b.n, format('%%s <@ ANY (%%L::int8range[])', %L,
-							   array_agg(CASE WHEN b.hi = 9223372036854775807
-											  THEN format('[%%s,)', b.lo)
-											  ELSE format('[%%s,%%s]', b.lo, b.hi) END
-										 ORDER BY b.lo)) AS pred
-			FROM (SELECT r.lo, r.hi,
-						 (row_number() OVER (ORDER BY r.lo) - 1) / 64 AS n
+		IF src = dst OR (dialect = 'postgresql' AND to_regclass(src) = to_regclass(dst)) THEN
+			-- copying a table into itself and deleting would lose the rows
+			RETURN NEXT chash.plan_comment(format(
+				'from node "%s" to node "%s": both in %s, nothing to move',
+				pair.from_node, pair.to_node, src));
+			CONTINUE;
+		END IF;
+		RETURN NEXT chash.plan_comment(format(
+			'from node "%s" (%s) to node "%s" (%s): %s ranges, %s%% of the hash space',
+			pair.from_node, src, pair.to_node, dst, pair.ranges,
+			round((pair.fraction * 100)::numeric, 2)));
+
+		FOR batch IN EXECUTE CASE WHEN NOT by_keys THEN $q$
+			SELECT array_agg(b.lo ORDER BY b.lo) AS los, array_agg(b.hi ORDER BY b.lo) AS his
+			FROM (SELECT r.lo, r.hi, (row_number() OVER (ORDER BY r.lo) - 1) / 64 AS n
 				  FROM @extschema@.chash_moved_ranges($1, $2) r
 				  WHERE r.from_node = $3 AND r.to_node = $4) b
-			GROUP BY b.n ORDER BY b.n$q$, hashed)
-		WHEN NOT by_keys THEN format($q$
-			-- one hash a row: INTERVAL() finds it among the ascending bounds
-			-- lo, hi + 1 of the ranges; an odd place is inside a range
-			SELECT b.n, format('INTERVAL(%%s, %%s) %%%% 2 = 1', %L,
-							   string_agg(b.lo || ', ' || (b.hi + 1), ', ' ORDER BY b.lo)) AS pred
-			FROM (SELECT r.lo, r.hi,
-						 (row_number() OVER (ORDER BY r.lo) - 1) / 64 AS n
-				  FROM @extschema@.chash_moved_ranges($1, $2) r
-				  WHERE r.from_node = $3 AND r.to_node = $4) b
-			GROUP BY b.n ORDER BY b.n$q$, hashed)
+			GROUP BY b.n ORDER BY b.n$q$
 		ELSE format($q$
-			SELECT b.n, format('`%s` IN (%%s)', string_agg(b.lit, ', ' ORDER BY b.ord)) AS pred
-			-- numbers as they are, other keys as the hex of their UTF-8
-			-- bytes: exact whatever the SQL mode and the column's collation
-			FROM (SELECT CASE WHEN %L IN ('smallint', 'integer', 'bigint', 'numeric') THEN m.key::text
-							  ELSE 'X''' || encode(convert_to(m.key::text, 'UTF8'), 'hex') || '''' END AS lit,
-						 row_number() OVER (ORDER BY m.key) AS ord,
-						 (row_number() OVER (ORDER BY m.key) - 1) / 1000 AS n
-				  FROM @extschema@.chash_moved_keys($1, $2, %L::regclass, %L)
+			SELECT array_agg(b.key ORDER BY b.key) AS keys
+			FROM (SELECT m.key::text AS key, (row_number() OVER (ORDER BY m.key) - 1) / 1000 AS n
+				  FROM @extschema@.chash_moved_keys($1, $2, %s::regclass, %L)
 					   AS m(key %s, from_node text, to_node text)
 				  WHERE m.from_node = $3 AND m.to_node = $4) b
-			GROUP BY b.n ORDER BY b.n$q$,
-			replace(key_column, '`', '``'), key_type::text, relation::oid, key_column, key_type)
+			GROUP BY b.n ORDER BY b.n$q$, relation::oid, key_column, key_type)
 		END
 		USING from_ring, to_ring, pair.from_node, pair.to_node
 		LOOP
 			IF dialect = 'postgresql' THEN
+				pred := format('%s OPERATOR(pg_catalog.<@) ANY (%L::pg_catalog.int8range[])', hashed,
+							   (SELECT array_agg(CASE WHEN hi = 9223372036854775807 THEN format('[%s,)', lo)
+													  ELSE format('[%s,%s]', lo, hi) END ORDER BY lo)
+								FROM unnest(batch.los, batch.his) AS u(lo, hi)));
 				/*
 				 * Copy, commit; then check and delete, commit.  Foreign
 				 * servers commit one after the other, so each transaction
 				 * writes to one of them only: a failure leaves rows on both
 				 * sides at worst, never on neither, and the plan run again
 				 * copies nothing twice (keys already there are skipped).
+				 * The second transaction is REPEATABLE READ, so that it
+				 * deletes no row it did not check.
 				 */
 				RETURN NEXT 'BEGIN;';
-				RETURN NEXT format('INSERT INTO %1$s (%3$s) SELECT %3$s FROM %2$s t WHERE %4$s'
-								   ' AND NOT EXISTS (SELECT 1 FROM %1$s d WHERE d.%5$I = t.%5$I);',
-								   dst, src, columns, batch.pred, key_column);
+				RETURN NEXT pin;
+				RETURN NEXT format('INSERT INTO %1$s (%3$s)%4$s SELECT %3$s FROM %2$s t WHERE %5$s'
+								   ' AND NOT EXISTS (SELECT 1 FROM %1$s d WHERE d.%6$I %7$s t.%6$I);',
+								   dst, src, columns, overriding, pred, key_column, key_eq);
 				RETURN NEXT 'COMMIT;';
-				RETURN NEXT 'BEGIN;';
-				RETURN NEXT format($v$DO $chash$
+				RETURN NEXT 'BEGIN ISOLATION LEVEL REPEATABLE READ;';
+				RETURN NEXT pin;
+				RETURN NEXT format('DO %s;', chash.dollar_quote(format($v$
 DECLARE
 	moved bigint;
 	copied bigint;
 	moved_sum numeric;
 	copied_sum numeric;
 BEGIN
-	SELECT count(*), coalesce(sum(hashtextextended(t::text, 0)), 0) INTO moved, moved_sum
-	FROM %1$s t WHERE %3$s;
-	SELECT count(*), coalesce(sum(hashtextextended(t::text, 0)), 0) INTO copied, copied_sum
-	FROM %2$s t WHERE %3$s;
+	SELECT count(*), coalesce(sum(hashtextextended(ROW(%4$s)::text, 0::bigint)), 0)
+	INTO moved, moved_sum FROM %1$s t WHERE %3$s;
+	SELECT count(*), coalesce(sum(hashtextextended(ROW(%4$s)::text, 0::bigint)), 0)
+	INTO copied, copied_sum FROM %2$s t WHERE %3$s;
 	-- nothing left to move (a plan run again) is no error
 	IF moved > 0 AND (moved <> copied OR moved_sum <> copied_sum) THEN
-		RAISE EXCEPTION 'chash migration: %% rows (checksum %%) in %1$s, but %% rows (checksum %%) in %2$s',
-			moved, moved_sum, copied, copied_sum;
+		RAISE EXCEPTION 'chash migration: %% rows (checksum %%) in %%, but %% rows (checksum %%) in %%',
+			moved, moved_sum, %5$L, copied, copied_sum, %6$L;
 	END IF;
-	RAISE NOTICE 'chash migration: %% rows from %1$s in %2$s, checked', moved;
+	RAISE NOTICE 'chash migration: %% rows from %% in %%, checked', moved, %5$L, %6$L;
 END
-$chash$;$v$, src, dst, batch.pred);
-				RETURN NEXT format('DELETE FROM %s t WHERE %s;', src, batch.pred);
+$v$, src, dst, pred, row_expr, src, dst)));
+				RETURN NEXT format('DELETE FROM %s t WHERE %s;', src, pred);
 				RETURN NEXT 'COMMIT;';
 			ELSE
+				IF by_keys THEN
+					-- numbers as they are; text as the hex of its UTF-8 bytes,
+					-- compared as bytes: exact whatever the SQL mode or collation
+					IF key_type IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype, 'numeric'::regtype) THEN
+						pred := format('%s IN (%s)', key_mysql, array_to_string(batch.keys, ', '));
+					ELSE
+						pred := format('CAST(%s AS BINARY) IN (%s)', key_mysql,
+									   (SELECT string_agg(format('X''%s''', encode(convert_to(k, 'UTF8'), 'hex')), ', ')
+										FROM unnest(batch.keys) AS k));
+					END IF;
+				ELSE
+					-- one hash a row: INTERVAL() finds it among the ascending
+					-- bounds lo, hi + 1 of the ranges; an odd place is inside one
+					pred := format('INTERVAL(%s, %s) %% 2 = 1', hashed,
+								   (SELECT string_agg(lo || ', ' || (hi + 1), ', ' ORDER BY lo)
+									FROM unnest(batch.los, batch.his) AS u(lo, hi)));
+				END IF;
 				RETURN NEXT 'START TRANSACTION;';
 				RETURN NEXT format('INSERT INTO %1$s (%3$s) SELECT %3$s FROM %2$s WHERE (%4$s);',
-								   dst, src, columns, batch.pred);
-				RETURN NEXT '-- check: fails with "Subquery returns more than 1 row" if the copies differ';
+								   dst, src, columns, pred);
+				RETURN NEXT chash.plan_comment('check: fails with "Subquery returns more than 1 row" if the copies differ; do not run plans with --force');
 				RETURN NEXT format('SELECT (SELECT 1 UNION ALL SELECT 1 FROM DUAL WHERE NOT ('
 								   'NOT EXISTS (SELECT 1 FROM %1$s WHERE (%3$s)) OR '
 								   '(SELECT COUNT(*), %4$s FROM %1$s WHERE (%3$s)) = (SELECT COUNT(*), %4$s FROM %2$s WHERE (%3$s))'
 								   ')) AS chash_check;',
-								   src, dst, batch.pred, checksum);
-				RETURN NEXT format('DELETE FROM %s WHERE (%s);', src, batch.pred);
+								   src, dst, pred, checksum);
+				RETURN NEXT format('DELETE FROM %s WHERE (%s);', src, pred);
 				RETURN NEXT 'COMMIT;';
 			END IF;
 		END LOOP;
@@ -524,4 +616,4 @@ $chash$;$v$, src, dst, batch.pred);
 END
 $$;
 COMMENT ON FUNCTION chash_migration_sql(text, text, regclass, name, text) IS
-	'the statements that move a relation''s rows from the nodes of one ring to those of another (dialect postgresql or mysql), a transaction per batch, each checked before the source rows are deleted';
+	'the statements that move a relation''s rows from the nodes of one ring to those of another (dialect postgresql or mysql): per batch, copy, then check and delete';

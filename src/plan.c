@@ -111,6 +111,12 @@ typedef struct RangeOutput
 	int32	   *to_of_from;		/* the to ring's index of each from node, or -1 */
 	bool		moved_only;
 	double		space;			/* positions in the hash space */
+	/* the range not yet written: the next may continue it */
+	bool		pending;
+	int64		pending_lo;
+	int64		pending_hi;
+	uint32		pending_from;
+	uint32		pending_to;
 } RangeOutput;
 
 static int
@@ -155,24 +161,53 @@ node_name_datum(const ChashRing *ring, uint32 node)
 }
 
 static void
-emit_range(void *arg, uint64 lo, uint64 hi, uint32 owner_from, uint32 owner_to)
+flush_range(RangeOutput *out)
 {
-	RangeOutput *out = (RangeOutput *) arg;
-	bool		moved = out->to_of_from[owner_from] != (int32) owner_to;
 	Datum		values[5];
 	bool		nulls[5] = {false, false, false, false, false};
 
-	if (out->moved_only && !moved)
+	if (!out->pending)
 		return;
-	values[0] = Int64GetDatum(chash_position_to_int64(lo));
-	values[1] = Int64GetDatum(chash_position_to_int64(hi));
-	values[2] = node_name_datum(out->rings.from, owner_from);
-	values[3] = node_name_datum(out->rings.to, owner_to);
-	values[4] = Float8GetDatum(((double) (hi - lo) + 1.0) / out->space);
+	values[0] = Int64GetDatum(out->pending_lo);
+	values[1] = Int64GetDatum(out->pending_hi);
+	values[2] = node_name_datum(out->rings.from, out->pending_from);
+	values[3] = node_name_datum(out->rings.to, out->pending_to);
+	values[4] = Float8GetDatum(((double) (uint64) (out->pending_hi - out->pending_lo) + 1.0) /
+							   out->space);
 	tuplestore_putvalues(out->rsinfo->setResult, out->rsinfo->setDesc,
 						 values, nulls);
 	pfree(DatumGetPointer(values[2]));
 	pfree(DatumGetPointer(values[3]));
+	out->pending = false;
+}
+
+/*
+ * Write a range, in chash_position values.  The sweeps never give two
+ * neighbouring ranges of one pair of owners, but 64-bit positions are
+ * swept in two halves, and in signed order -1 and 0 are neighbours.
+ */
+static void
+emit_range(void *arg, uint64 lo, uint64 hi, uint32 owner_from, uint32 owner_to)
+{
+	RangeOutput *out = (RangeOutput *) arg;
+	int64		slo = chash_position_to_int64(lo);
+	int64		shi = chash_position_to_int64(hi);
+
+	if (out->moved_only && out->to_of_from[owner_from] == (int32) owner_to)
+		return;
+	if (out->pending && out->pending_from == owner_from &&
+		out->pending_to == owner_to && out->pending_hi != PG_INT64_MAX &&
+		out->pending_hi + 1 == slo)
+	{
+		out->pending_hi = shi;
+		return;
+	}
+	flush_range(out);
+	out->pending = true;
+	out->pending_lo = slo;
+	out->pending_hi = shi;
+	out->pending_from = owner_from;
+	out->pending_to = owner_to;
 }
 
 /*
@@ -190,6 +225,7 @@ ring_ranges(FunctionCallInfo fcinfo, bool moved_only)
 
 	out.rings = plan_rings(fcinfo);
 	out.moved_only = moved_only;
+	out.pending = false;
 	out.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	check_has_points(out.rings.from);
 	check_has_points(out.rings.to);
@@ -215,6 +251,7 @@ ring_ranges(FunctionCallInfo fcinfo, bool moved_only)
 	else
 		chash_rings_compare(out.rings.from, out.rings.to, 0, max, max,
 							emit_range, &out);
+	flush_range(&out);
 	pfree(out.to_of_from);
 }
 

@@ -5,16 +5,17 @@
 --
 SET client_encoding = 'UTF8';
 
--- The owner of a position, from the points alone: the reference lookup
+-- The owner of a position of a 32-bit ring, from the points alone (in
+-- chash_points' order, which breaks ties): the reference lookup
 CREATE FUNCTION owner_at(ring text, pos bigint) RETURNS text
 	LANGUAGE sql STABLE
 	AS $$
 	SELECT coalesce(
-		(SELECT node FROM chash_points(ring) p
+		(SELECT node FROM chash_points(ring) WITH ORDINALITY p
 		 WHERE CASE WHEN (SELECT ketama_variant FROM chash.rings WHERE rings.ring = owner_at.ring) = 'uhashring'
 					THEN p.point > pos ELSE p.point >= pos END
-		 ORDER BY p.point LIMIT 1),
-		(SELECT node FROM chash_points(ring) p ORDER BY p.point LIMIT 1))
+		 ORDER BY p.ordinality LIMIT 1),
+		(SELECT node FROM chash_points(ring) WITH ORDINALITY p ORDER BY p.ordinality LIMIT 1))
 $$;
 
 --
@@ -72,12 +73,23 @@ FROM (SELECT r.*, lag(hi) OVER (ORDER BY lo) AS prev_hi,
 			 lag((from_node, to_node)) OVER (ORDER BY lo) AS prev_pair
 	  FROM chash.ring_ranges('r4', 'r5') r) s;
 -- the keys the ranges select are exactly the keys that move
-SELECT (SELECT count(*) FROM chash_moved_keys('r4', 'r5', 'keys', 'id')
-			AS m(key integer, from_node text, to_node text)) AS moved_keys,
-	   (SELECT count(*) FROM keys k
-		WHERE EXISTS (SELECT 1 FROM chash_moved_ranges('r4', 'r5') r
-					  WHERE chash_position('r4', k.id) BETWEEN r.lo AND r.hi)) AS in_ranges,
-	   (SELECT count(*) FROM keys k WHERE chash_lookup('r4', k.id) <> chash_lookup('r5', k.id)) AS reference;
+CREATE TABLE moved_reference AS
+	SELECT id FROM keys k WHERE chash_lookup('r4', k.id) <> chash_lookup('r5', k.id);
+CREATE TABLE moved_by_ranges AS
+	SELECT id FROM keys k
+	WHERE EXISTS (SELECT 1 FROM chash_moved_ranges('r4', 'r5') r
+				  WHERE chash_position('r4', k.id) BETWEEN r.lo AND r.hi);
+CREATE TABLE moved_by_keys AS
+	SELECT key AS id FROM chash_moved_keys('r4', 'r5', 'keys', 'id')
+		AS m(key integer, from_node text, to_node text);
+SELECT (SELECT count(*) FROM moved_reference) AS reference,
+	   (SELECT count(*) FROM (SELECT id FROM moved_reference EXCEPT SELECT id FROM moved_by_ranges
+							  UNION ALL
+							  SELECT id FROM moved_by_ranges EXCEPT SELECT id FROM moved_reference) d) AS ranges_differ,
+	   (SELECT count(*) FROM (SELECT id FROM moved_reference EXCEPT SELECT id FROM moved_by_keys
+							  UNION ALL
+							  SELECT id FROM moved_by_keys EXCEPT SELECT id FROM moved_reference) d) AS keys_differ;
+DROP TABLE moved_reference, moved_by_ranges, moved_by_keys;
 -- moved keys come with their owners, typed as the column
 SELECT m.key, m.from_node, m.to_node, pg_typeof(m.key) AS type,
 	   m.from_node = chash_lookup('r4', m.key) AND m.to_node = chash_lookup('r5', m.key) AS owners
@@ -116,9 +128,16 @@ SELECT chash_node_add('x5', 'n5');
 SELECT bool_and(lo <= hi) AS lo_le_hi, bool_and(prev_hi IS NULL OR lo > prev_hi) AS ordered,
 	   bool_or(lo < 0) AND bool_or(hi > 0) AS both_halves, array_agg(DISTINCT to_node) AS to_nodes
 FROM (SELECT r.*, lag(hi) OVER (ORDER BY lo) AS prev_hi FROM chash_moved_ranges('x4', 'x5') r) s;
+-- (neighbours in signed order, -1 and 0 included, are of different pairs)
 SELECT min(lo) = -9223372036854775808 AS starts_at_min, max(hi) = 9223372036854775807 AS ends_at_max,
-	   bool_and(lo = coalesce(prev_hi + 1, lo)) AS contiguous, round(sum(fraction)::numeric, 12) AS fraction
-FROM (SELECT r.*, lag(hi) OVER (ORDER BY lo) AS prev_hi FROM chash.ring_ranges('x4', 'x5') r) s;
+	   bool_and(lo = coalesce(prev_hi + 1, lo)) AS contiguous,
+	   bool_and(prev_pair IS DISTINCT FROM (from_node, to_node)) AS merged,
+	   round(sum(fraction)::numeric, 12) AS fraction
+FROM (SELECT r.*, lag(hi) OVER (ORDER BY lo) AS prev_hi,
+			 lag((from_node, to_node)) OVER (ORDER BY lo) AS prev_pair
+	  FROM chash.ring_ranges('x4', 'x5') r) s;
+-- a range around 0 is one row
+SELECT count(*) AS ranges_around_0 FROM chash.ring_ranges('x4', 'x5') WHERE lo <= -1 AND hi >= 0;
 SELECT (SELECT count(*) FROM keys k
 		WHERE EXISTS (SELECT 1 FROM chash_moved_ranges('x4', 'x5') r
 					  WHERE chash_position('x4', k.name) BETWEEN r.lo AND r.hi)) AS in_ranges,
@@ -148,9 +167,9 @@ FROM (VALUES ('u3', 'u4'), ('m3', 'm3w')) v(f, t);
 -- a key exactly on a point of a uhashring ring goes to the next point
 SELECT count(*) AS keys_on_points,
 	   count(*) FILTER (WHERE chash_lookup('u3', k) <> chash_lookup('u4', k)) AS moved,
-	   count(*) FILTER (WHERE chash_lookup('u3', k) <> chash_lookup('u4', k) AND
+	   count(*) FILTER (WHERE (chash_lookup('u3', k) <> chash_lookup('u4', k)) <>
 						EXISTS (SELECT 1 FROM chash_moved_ranges('u3', 'u4') r
-								WHERE chash_position('u3', k) BETWEEN r.lo AND r.hi)) AS moved_in_ranges
+								WHERE chash_position('u3', k) BETWEEN r.lo AND r.hi)) AS ranges_disagree
 FROM (SELECT regexp_replace(vnode, '\[0\]$', '') AS k FROM chash_points('u4') WHERE vnode LIKE '%[0]') s;
 
 --
@@ -165,12 +184,13 @@ CREATE TABLE s1.keys (id integer PRIMARY KEY, name text);
 CREATE TABLE s2.keys (LIKE s1.keys INCLUDING ALL);
 CREATE TABLE s3.keys (LIKE s1.keys INCLUDING ALL);
 CREATE TABLE s4.keys (LIKE s1.keys INCLUDING ALL);
--- (no primary key here, so that a stray copy can go unnoticed but for the check)
-CREATE TABLE s5.keys (LIKE s1.keys);
+-- (no primary key here, so that a stray copy can go unnoticed but for the
+-- check; and the columns in another order)
+CREATE TABLE s5.keys (name text, id integer);
 CREATE VIEW shards AS
 	SELECT 'shard1' AS shard, * FROM s1.keys UNION ALL SELECT 'shard2', * FROM s2.keys
 	UNION ALL SELECT 'shard3', * FROM s3.keys UNION ALL SELECT 'shard4', * FROM s4.keys
-	UNION ALL SELECT 'shard5', * FROM s5.keys;
+	UNION ALL SELECT 'shard5', id, name FROM s5.keys;
 INSERT INTO s1.keys SELECT * FROM keys WHERE chash_lookup('r4', id) = 'shard1';
 INSERT INTO s2.keys SELECT * FROM keys WHERE chash_lookup('r4', id) = 'shard2';
 INSERT INTO s3.keys SELECT * FROM keys WHERE chash_lookup('r4', id) = 'shard3';
@@ -178,16 +198,18 @@ INSERT INTO s4.keys SELECT * FROM keys WHERE chash_lookup('r4', id) = 'shard4';
 SELECT shard, count(*) FROM shards GROUP BY shard ORDER BY shard;
 -- the plan's first lines
 SELECT * FROM chash_migration_sql('r4', 'r5', 'keys', 'id') LIMIT 3;
-SELECT count(*) FILTER (WHERE s = 'BEGIN;') AS transactions,
+SELECT count(*) FILTER (WHERE s = 'BEGIN;') AS copy_transactions,
+	   count(*) FILTER (WHERE s = 'BEGIN ISOLATION LEVEL REPEATABLE READ;') AS check_transactions,
+	   count(*) FILTER (WHERE s = 'SET LOCAL search_path = pg_catalog, pg_temp;') AS pinned,
 	   count(*) FILTER (WHERE s LIKE 'INSERT INTO s5.keys (id, name) SELECT id, name FROM s_.keys t WHERE % AND NOT EXISTS %') AS copies,
-	   count(*) FILTER (WHERE s LIKE 'DO $chash$%') AS checks,
-	   count(*) FILTER (WHERE s LIKE 'DELETE FROM s_.keys t WHERE public.chash_hash(%) <@ ANY (%::int8range[]);') AS deletes
+	   count(*) FILTER (WHERE s LIKE 'DO $chash$%moved_sum%') AS checks,
+	   count(*) FILTER (WHERE s LIKE 'DELETE FROM s_.keys t WHERE public.chash_hash(%) OPERATOR(pg_catalog.<@) ANY (%::pg_catalog.int8range[]);') AS deletes
 FROM chash_migration_sql('r4', 'r5', 'keys', 'id') s;
 -- a stray row in a range that moves to shard5, a key that is there with
 -- other contents: its batch's check fails and nothing of that batch is
 -- deleted; the rows it copied stay copied (the plan runs with \gexec,
 -- quietly)
-INSERT INTO s5.keys
+INSERT INTO s5.keys (id, name)
 	SELECT id, name || ' (stale)' FROM keys
 	WHERE chash_lookup('r4', id) = 'shard1' AND chash_lookup('r5', id) = 'shard5'
 	ORDER BY id LIMIT 1;
@@ -202,8 +224,17 @@ SELECT (SELECT count(*) FROM shards) AS rows,
 		WHERE chash_lookup('r5', k.id) = 'shard5' AND chash_lookup('r4', k.id) = 'shard1') AS shard1_rows_kept,
 	   (SELECT count(*) FROM s5.keys s JOIN s1.keys USING (id, name)) AS copied_too;
 -- without the stray row, the plan run again copies the rows not yet copied
--- (no second copy of the others), and moves every row once, to where r5 says
+-- (no second copy of the others), and moves every row once, to where r5 says;
+-- operators and functions planted where the session looks first change
+-- nothing (the plan's statements pin search_path)
 DELETE FROM s5.keys t WHERE t.name LIKE '% (stale)';
+CREATE SCHEMA planted;
+CREATE FUNCTION planted.always(bigint, int8range) RETURNS boolean
+	LANGUAGE sql AS 'SELECT true';
+CREATE OPERATOR planted.<@ (LEFTARG = bigint, RIGHTARG = int8range, FUNCTION = planted.always);
+CREATE FUNCTION planted.hashtextextended(text, integer) RETURNS bigint
+	LANGUAGE sql AS 'SELECT 0::bigint';
+SET search_path = planted, public, pg_catalog;
 \set ECHO none
 SELECT s FROM chash_migration_sql('r4', 'r5', 'keys', 'id') s \gexec
 \set ECHO all
@@ -212,12 +243,28 @@ SELECT count(*) AS rows, count(DISTINCT id) AS ids,
 	   count(*) FILTER (WHERE shard = 'shard5') AS moved,
 	   (SELECT count(*) FROM keys k JOIN shards s USING (id, name)) AS unchanged
 FROM shards;
+RESET search_path;
+DROP SCHEMA planted CASCADE;
 -- run again, the plan finds nothing left to move and changes nothing
 \set ECHO none
 SELECT s FROM chash_migration_sql('r4', 'r5', 'keys', 'id') s \gexec
 \set ECHO all
 SELECT count(*) AS rows, count(DISTINCT id) AS ids, count(*) FILTER (WHERE shard = 'shard5') AS on_shard5
 FROM shards;
+
+-- two nodes whose rows live in one table: nothing to copy, nothing deleted
+SELECT chash_ring_copy('r5', 'r5s');
+SELECT chash_node_add('r5s', 'shard1b', target => 's1');
+SELECT s FROM chash_migration_sql('r5', 'r5s', 'keys', 'id') s WHERE s LIKE '--%';
+\set ECHO none
+SELECT s FROM chash_migration_sql('r5', 'r5s', 'keys', 'id') s \gexec
+\set ECHO all
+SELECT count(*) AS rows, count(DISTINCT id) AS ids FROM shards;
+-- a plan whose rings have changed since it was made stops at its first statement
+CREATE TABLE plan AS SELECT n, s FROM chash_migration_sql('r5', 'r5s', 'keys', 'id') WITH ORDINALITY p(s, n);
+SELECT chash_node_set('r5s', 'shard1b', weight => 2);
+SELECT s FROM plan WHERE n = 2 \gexec
+DROP TABLE plan;
 
 -- the MySQL dialect: CRC32() and MD5() where they are the key hash, else key lists
 SELECT chash_ring_create('c2', hash => 'crc32');
