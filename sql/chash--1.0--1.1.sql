@@ -617,3 +617,286 @@ END
 $$;
 COMMENT ON FUNCTION chash_migration_sql(text, text, regclass, name, text) IS
 	'the statements that move a relation''s rows from the nodes of one ring to those of another (dialect postgresql or mysql): per batch, copy, then check and delete';
+
+/*
+ * Load reports: each node's exact share of the hash space (from the points,
+ * no sampling), the imbalance figures, the keys of a table per node, and
+ * pictures.
+ */
+CREATE FUNCTION chash.ring_ownership(ring text, replicas integer)
+	RETURNS TABLE(node text, points integer, owned double precision)
+	AS 'MODULE_PATHNAME', 'chash_ring_ownership_sql'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 10;
+COMMENT ON FUNCTION chash.ring_ownership(text, integer) IS
+	'each node''s points and the fraction of the hash space whose keys it holds, each key held by its first replicas distinct nodes';
+
+CREATE FUNCTION chash.ring_arcs(ring text)
+	RETURNS TABLE(start double precision, stop double precision, node text)
+	AS 'MODULE_PATHNAME', 'chash_ring_arcs'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION chash.ring_arcs(text) IS
+	'the ring as arcs of one owner each, in fractions of the hash space from position 0 clockwise';
+
+CREATE FUNCTION chash_ownership(ring text, replicas integer DEFAULT 1)
+	RETURNS TABLE(node text, zone text, state text, weight double precision, points integer,
+				  owned double precision, expected double precision, ratio double precision)
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE ROWS 10
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT o.node, n.zone, n.state, n.weight, o.points, o.owned, e.expected,
+	   o.owned / nullif(e.expected, 0)
+FROM chash.ring_ownership(chash_ownership.ring, chash_ownership.replicas) o
+JOIN chash.node_config n ON n.ring = chash_ownership.ring AND n.node = o.node
+CROSS JOIN LATERAL (
+	SELECT CASE WHEN n.state = 'active'
+				THEN least(1, chash_ownership.replicas * n.weight /
+						   (SELECT sum(m.weight) FROM chash.node_config m
+							WHERE m.ring = chash_ownership.ring AND m.state = 'active'))
+				ELSE 0 END AS expected) e
+ORDER BY n.ordinal, o.node
+$$;
+COMMENT ON FUNCTION chash_ownership(text, integer) IS
+	'each node''s exact share of the hash space (owned), its share of the active weight (expected) and their ratio; with replicas, the keys it holds when each key is stored on chash_lookup_n(..., replicas)';
+
+CREATE FUNCTION chash_ring_stats(ring text)
+	RETURNS TABLE(nodes integer, points integer, peak_to_mean double precision,
+				  stddev double precision, min_ratio double precision, max_ratio double precision)
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE ROWS 1
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT count(*)::integer, coalesce(sum(o.points), 0)::integer,
+	   max(o.ratio) / avg(o.ratio), stddev_pop(o.ratio), min(o.ratio), max(o.ratio)
+FROM @extschema@.chash_ownership(chash_ring_stats.ring) o
+WHERE o.state = 'active'
+$$;
+COMMENT ON FUNCTION chash_ring_stats(text) IS
+	'a ring''s imbalance from exact ownership: active nodes, points, and over the active nodes the largest owned/expected ratio over the mean, their standard deviation, the smallest and the largest';
+
+CREATE FUNCTION chash_key_distribution(ring text, relation regclass, key_column name)
+	RETURNS TABLE(node text, keys bigint, share double precision,
+				  expected double precision, ratio double precision)
+	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED ROWS 10
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	key_expr text := chash.key_expr(key_column, chash.key_column_type(relation, key_column));
+BEGIN
+	IF ring IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring must not be null';
+	END IF;
+	RETURN QUERY EXECUTE format($q$
+		WITH counted AS (
+			SELECT @extschema@.chash_lookup($1, %1$s) AS node, count(*) AS keys
+			FROM %2$s WHERE %3$I IS NOT NULL GROUP BY 1),
+		total AS (SELECT sum(c.keys) AS keys FROM counted c)
+		SELECT o.node, coalesce(c.keys, 0)::bigint,
+			   coalesce(c.keys, 0)::double precision / nullif(t.keys, 0),
+			   o.expected,
+			   coalesce(c.keys, 0)::double precision / nullif(t.keys, 0) / nullif(o.expected, 0)
+		FROM @extschema@.chash_ownership($1) WITH ORDINALITY o
+		LEFT JOIN counted c ON c.node = o.node
+		CROSS JOIN total t
+		ORDER BY o.ordinality$q$, key_expr, relation, key_column)
+	USING ring;
+END
+$$;
+COMMENT ON FUNCTION chash_key_distribution(text, regclass, name) IS
+	'the keys of a relation per node of a ring, in one pass: their number, share, the expected share and the ratio';
+
+CREATE VIEW chash.ring_balance AS
+	SELECT r.ring, r.algorithm, s.nodes, s.points, s.peak_to_mean, s.stddev,
+		   s.min_ratio, s.max_ratio
+	FROM chash.ring_config r
+	CROSS JOIN LATERAL @extschema@.chash_ring_stats(r.ring) s;
+COMMENT ON VIEW chash.ring_balance IS
+	'one row a ring: its imbalance figures from exact ownership, for dashboards';
+GRANT SELECT ON chash.ring_balance TO PUBLIC;
+
+-- Pictures: standalone SVG 1.1
+CREATE FUNCTION chash.svg_text(s text)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT replace(replace(replace(replace(replace(s, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
+					   '"', '&quot;'), '''', '&#39;')
+$$;
+COMMENT ON FUNCTION chash.svg_text(text) IS
+	'text escaped for XML';
+
+-- The colour of the k-th node, as #rrggbb: HSV with saturation 0.65 and
+-- value 0.85, hues a golden angle apart so that neighbours differ
+CREATE FUNCTION chash.svg_color(k integer)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT '#' || string_agg(lpad(to_hex(round(255 * (0.85 - 0.85 * 0.65 *
+										  greatest(0, least(c.kc, 4 - c.kc, 1))))::integer), 2, '0'),
+						 '' ORDER BY c.ord)
+FROM (SELECT v.ord, mod((v.n + h.hue * 6)::numeric, 6)::double precision AS kc
+	  FROM (VALUES (1, 5), (2, 3), (3, 1)) v(ord, n),
+		   (SELECT mod((k * 0.618033988749895)::numeric, 1) AS hue) h) c
+$$;
+COMMENT ON FUNCTION chash.svg_color(integer) IS
+	'the colour of a ring''s k-th node in its pictures';
+
+-- A picture: the XML declaration, the SVG 1.1 doctype and root element
+CREATE FUNCTION chash.svg_document(width integer, height integer, title text, body text)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT concat_ws(E'\n',
+	'<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
+	'<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">',
+	format('<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%s" height="%s" viewBox="0 0 %s %s" font-family="sans-serif" font-size="12">',
+		   width, height, width, height),
+	format('<title>%s</title>', chash.svg_text(title)),
+	'<rect x="0" y="0" width="100%" height="100%" fill="#ffffff"/>',
+	body,
+	'</svg>')
+$$;
+COMMENT ON FUNCTION chash.svg_document(integer, integer, text, text) IS
+	'a standalone SVG 1.1 document around body';
+
+CREATE FUNCTION chash_ring_svg(ring text, width integer DEFAULT 640)
+	RETURNS text
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	size double precision;		-- the square the circle is drawn in
+	radius double precision;
+	cx double precision;
+	cy double precision;
+	nnodes integer;
+	height integer;
+	body text;
+BEGIN
+	IF width < 200 OR width > 10000 THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'width must be between 200 and 10000',
+			DETAIL = format('width is %s.', width);
+	END IF;
+	size := round(width * 0.55);
+	radius := size * 0.38;
+	cx := size / 2;
+	cy := size / 2 + 24;
+	SELECT count(*) INTO nnodes FROM @extschema@.chash_ownership(ring);
+	height := greatest(size + 36, 56 + 20 * nnodes)::integer;
+
+	WITH nodes AS (
+		SELECT o.node, o.state, o.owned, o.expected, o.ordinality::integer - 1 AS k
+		FROM @extschema@.chash_ownership(ring) WITH ORDINALITY o),
+	arcs AS (
+		-- an arc of the whole circle is drawn as two halves
+		SELECT a.node, h.start, h.stop
+		FROM chash.ring_arcs(ring) a
+		CROSS JOIN LATERAL (
+			SELECT a.start, CASE WHEN a.stop - a.start >= 1 THEN a.start + 0.5 ELSE a.stop END
+			UNION ALL
+			SELECT a.start + 0.5, a.stop WHERE a.stop - a.start >= 1) h(start, stop)
+		WHERE h.stop > h.start),
+	paths AS (
+		SELECT n.k, string_agg(format('M %s %s A %s %s 0 %s 1 %s %s',
+									  round((cx + radius * sin(2 * pi() * a.start))::numeric, 2),
+									  round((cy - radius * cos(2 * pi() * a.start))::numeric, 2),
+									  radius, radius,
+									  CASE WHEN a.stop - a.start > 0.5 THEN 1 ELSE 0 END,
+									  round((cx + radius * sin(2 * pi() * a.stop))::numeric, 2),
+									  round((cy - radius * cos(2 * pi() * a.stop))::numeric, 2)),
+							   ' ' ORDER BY a.start) AS d
+		FROM arcs a JOIN nodes n USING (node)
+		GROUP BY n.k)
+	SELECT concat_ws(E'\n',
+		format('<text x="%s" y="18" font-size="14" font-weight="bold">ring %s</text>',
+			   12, chash.svg_text(ring)),
+		format('<circle cx="%s" cy="%s" r="%s" fill="none" stroke="#dddddd" stroke-width="%s"/>',
+			   cx, cy, radius, round((size * 0.09)::numeric, 2)),
+		(SELECT string_agg(format('<path d="%s" fill="none" stroke="%s" stroke-width="%s"/>',
+								  p.d, chash.svg_color(p.k), round((size * 0.09)::numeric, 2)),
+						   E'\n' ORDER BY p.k)
+		 FROM paths p),
+		format('<text x="%s" y="%s" text-anchor="middle" fill="#555555">0</text>',
+			   cx, round((cy - radius - size * 0.06)::numeric, 2)),
+		format('<text x="%s" y="40" font-weight="bold">node</text>', size + 12),
+		format('<text x="%s" y="40" font-weight="bold" text-anchor="end">owned</text>', width - 84),
+		format('<text x="%s" y="40" font-weight="bold" text-anchor="end">expected</text>', width - 12),
+		(SELECT string_agg(concat_ws(E'\n',
+					format('<rect x="%s" y="%s" width="12" height="12" fill="%s"/>',
+						   size + 12, 48 + 20 * n.k, chash.svg_color(n.k)),
+					format('<text x="%s" y="%s">%s%s</text>', size + 30, 58 + 20 * n.k,
+						   chash.svg_text(n.node), CASE WHEN n.state = 'down' THEN ' (down)' ELSE '' END),
+					format('<text x="%s" y="%s" text-anchor="end">%s%%</text>', width - 84, 58 + 20 * n.k,
+						   round((100 * n.owned)::numeric, 2)),
+					format('<text x="%s" y="%s" text-anchor="end">%s%%</text>', width - 12, 58 + 20 * n.k,
+						   round((100 * n.expected)::numeric, 2))),
+						   E'\n' ORDER BY n.k)
+		 FROM nodes n))
+	INTO body;
+	RETURN chash.svg_document(width, height, format('chash ring %s', ring), body);
+END
+$$;
+COMMENT ON FUNCTION chash_ring_svg(text, integer) IS
+	'an SVG 1.1 picture of a ring: each node''s arcs in its own colour, with a legend of owned and expected shares';
+
+CREATE FUNCTION chash_ownership_svg(ring text, width integer DEFAULT 640)
+	RETURNS text
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	label_width integer;
+	bar_width double precision;
+	top double precision;
+	nnodes integer;
+	body text;
+BEGIN
+	IF width < 200 OR width > 10000 THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'width must be between 200 and 10000',
+			DETAIL = format('width is %s.', width);
+	END IF;
+	label_width := round(width * 0.3);
+	bar_width := width - label_width - 70;
+	SELECT count(*), greatest(max(o.owned), max(o.expected), 1e-9)
+	INTO nnodes, top
+	FROM @extschema@.chash_ownership(ring) o;
+
+	SELECT concat_ws(E'\n',
+		format('<text x="12" y="18" font-size="14" font-weight="bold">ring %s: owned (bar) and expected (line) share of the hash space</text>',
+			   chash.svg_text(ring)),
+		(SELECT string_agg(concat_ws(E'\n',
+					format('<text x="%s" y="%s" text-anchor="end">%s</text>', label_width - 6,
+						   46 + 24 * (o.ordinality - 1), chash.svg_text(o.node)),
+					format('<rect x="%s" y="%s" width="%s" height="14" fill="%s"/>', label_width,
+						   35 + 24 * (o.ordinality - 1),
+						   round((bar_width * o.owned / top)::numeric, 2), chash.svg_color((o.ordinality - 1)::integer)),
+					format('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#000000" stroke-width="2"/>',
+						   round((label_width + bar_width * o.expected / top)::numeric, 2), 31 + 24 * (o.ordinality - 1),
+						   round((label_width + bar_width * o.expected / top)::numeric, 2), 53 + 24 * (o.ordinality - 1)),
+					format('<text x="%s" y="%s">%s%%</text>',
+						   round((label_width + bar_width * greatest(o.owned, o.expected) / top + 6)::numeric, 2),
+						   46 + 24 * (o.ordinality - 1), round((100 * o.owned)::numeric, 2))),
+						   E'\n' ORDER BY o.ordinality)
+		 FROM @extschema@.chash_ownership(ring) WITH ORDINALITY o))
+	INTO body;
+	RETURN chash.svg_document(width, (40 + 24 * nnodes + 12)::integer,
+							  format('chash ownership of ring %s', ring), body);
+END
+$$;
+COMMENT ON FUNCTION chash_ownership_svg(text, integer) IS
+	'an SVG 1.1 bar chart of each node''s owned share of the hash space against its expected share';
+
+DO $$
+BEGIN
+	IF pg_catalog.current_setting('server_version_num')::integer >= 150000 THEN
+		ALTER VIEW chash.ring_balance SET (security_invoker = true);
+	END IF;
+END
+$$;

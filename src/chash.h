@@ -248,6 +248,10 @@ typedef struct ChashRing
 
 extern void chash_ring_prepare_spec(ChashRingSpec *spec);
 
+/* How much of the hash space each node owns (ownership.c) */
+extern void chash_ring_ownership(const ChashRing *ring, int replicas,
+								 double *owned);
+
 /* Comparing two rings (rebalance.c) */
 typedef void (*ChashRangeEmit) (void *arg, uint64 lo, uint64 hi,
 								uint32 owner_a, uint32 owner_b);

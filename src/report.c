@@ -1,0 +1,134 @@
+/*-------------------------------------------------------------------------
+ *
+ * report.c
+ *	  SQL functions behind the load reports: each node's exact share of the
+ *	  hash space, and the arcs of a ring for its picture.
+ *
+ * chash_ownership, chash_ring_stats, chash_key_distribution and the SVG
+ * pictures are SQL in the install script, on top of these.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+
+#include "chash.h"
+
+/* The ring of argument 0, as the active snapshot sees it */
+static const ChashRing *
+report_ring(FunctionCallInfo fcinfo)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	uint64		generation;
+
+	return chash_cache_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+								GetActiveSnapshot(), &generation);
+}
+
+static Datum
+node_name_datum(const ChashRing *ring, uint32 node)
+{
+	const ChashNodeSpec *n = &ring->spec.nodes[node];
+
+	return PointerGetDatum(cstring_to_text_with_len(n->name, n->name_len));
+}
+
+/*
+ * chash.ring_ownership(ring, replicas): for every node, its points and the
+ * fraction of the hash space whose keys it holds when each key is stored
+ * on its first 'replicas' distinct nodes
+ */
+PG_FUNCTION_INFO_V1(chash_ring_ownership_sql);
+
+Datum
+chash_ring_ownership_sql(PG_FUNCTION_ARGS)
+{
+	const ChashRing *ring = report_ring(fcinfo);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int32		replicas = PG_GETARG_INT32(1);
+	double	   *owned;
+
+	if (replicas < 1 || (ring->nactive > 0 && replicas > ring->nactive))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("replicas must be between 1 and the number of nodes with points (%d)",
+						ring->nactive),
+				 errdetail("replicas is %d.", replicas)));
+	chash_materialized_srf(fcinfo);
+	owned = palloc(sizeof(double) * Max(ring->spec.nnodes, 1));
+	chash_ring_ownership(ring, replicas, owned);
+	for (int k = 0; k < ring->spec.nnodes; k++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = node_name_datum(ring, k);
+		values[1] = Int32GetDatum((int32) ring->node_points[k]);
+		values[2] = Float8GetDatum(owned[k]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(owned);
+	return (Datum) 0;
+}
+
+/*
+ * chash.ring_arcs(ring): the circle as arcs [start, stop) of one owner each,
+ * in fractions of the hash space from position 0 clockwise (unsigned
+ * order), neighbouring arcs of one node merged
+ */
+PG_FUNCTION_INFO_V1(chash_ring_arcs);
+
+static void
+put_arc(ReturnSetInfo *rsinfo, const ChashRing *ring, double start,
+		double stop, uint32 owner)
+{
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	values[0] = Float8GetDatum(start);
+	values[1] = Float8GetDatum(stop);
+	values[2] = node_name_datum(ring, owner);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+Datum
+chash_ring_arcs(PG_FUNCTION_ARGS)
+{
+	const ChashRing *ring = report_ring(fcinfo);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	double		space = ldexp(1.0, ring->spec.key_hash->bits);
+	const uint64 *p = ring->positions;
+	double		start = 0;
+	uint32		owner;
+
+	chash_materialized_srf(fcinfo);
+	if (ring->npoints == 0)
+		return (Datum) 0;
+
+	/* up to the first point, keys belong to it */
+	owner = ring->owners[0];
+	for (uint32 i = 1; i < ring->npoints; i++)
+	{
+		/* later points on a shared position own nothing */
+		if (p[i] == p[i - 1] || ring->owners[i] == owner)
+			continue;
+		put_arc(rsinfo, ring, start, (double) p[i - 1] / space, owner);
+		start = (double) p[i - 1] / space;
+		owner = ring->owners[i];
+	}
+	/* past the last point, keys belong to the first again */
+	if (ring->owners[0] != owner)
+	{
+		put_arc(rsinfo, ring, start, (double) p[ring->npoints - 1] / space, owner);
+		start = (double) p[ring->npoints - 1] / space;
+		owner = ring->owners[0];
+	}
+	put_arc(rsinfo, ring, start, 1.0, owner);
+	return (Datum) 0;
+}
