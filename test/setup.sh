@@ -16,6 +16,8 @@ packages=(
 	# MariaDB's server and client binaries for the MySQL migration suite
 	# (the -core packages start no system server)
 	mariadb-server-core mariadb-client-core
+	# an XML parser and an SVG renderer, to check chash's pictures
+	libxml2-utils librsvg2-bin
 )
 # Node.js and npm for npm's hashring, unless a Node.js with npm is there
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 ||

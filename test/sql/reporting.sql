@@ -1,0 +1,89 @@
+--
+-- Load reports: exact ownership, imbalance figures, key distribution and
+-- the pictures.
+--
+SET client_encoding = 'UTF8';
+
+-- A ring whose points can be computed by hand: Java's String.hashCode of
+-- 'a0' is 97 * 31 + 48 = 3055, of 'b0' 3086, of 'c0' 3117
+SELECT chash_ring_create('hand', hash => 'java_hashcode', vnodes => 1, vnode_name => '{node}{i}');
+SELECT chash_node_add('hand', n) FROM unnest(ARRAY['a', 'b', 'c']) n;
+SELECT point, node, vnode FROM chash_points('hand');
+-- b owns (3055, 3086], c (3086, 3117], a all the rest of the 2^32 positions
+SELECT node, points, owned * 4294967296 AS positions_owned, expected, round(ratio::numeric, 6) AS ratio
+FROM chash_ownership('hand');
+SELECT bool_and(owned * 4294967296 = CASE node WHEN 'a' THEN 4294967296 - 62 ELSE 31 END) AS exact,
+	   sum(owned) AS total
+FROM chash_ownership('hand');
+-- with two replicas a key is held by its owner and the next node: a's arc
+-- by a and b, b's by b and c, c's by c and a
+SELECT node, owned * 4294967296 AS positions_held, expected
+FROM chash_ownership('hand', 2);
+SELECT node, owned, expected FROM chash_ownership('hand', 3);
+-- the figures
+SELECT nodes, points, round(peak_to_mean::numeric, 6) AS peak_to_mean,
+	   round(min_ratio::numeric, 9) AS min_ratio, round(max_ratio::numeric, 6) AS max_ratio
+FROM chash_ring_stats('hand');
+
+-- a node down holds nothing and is expected to hold nothing; the others
+-- take its arcs
+SELECT chash_node_set('hand', 'b', state => 'down');
+SELECT node, state, points, owned * 4294967296 AS positions_owned, expected, round(ratio::numeric, 6) AS ratio
+FROM chash_ownership('hand');
+SELECT nodes, points FROM chash_ring_stats('hand');
+SELECT chash_node_set('hand', 'b', state => 'active');
+
+-- weights: the expected share is the share of the active weight
+SELECT chash_node_set('hand', 'c', weight => 2);
+SELECT node, weight, expected FROM chash_ownership('hand');
+
+-- points on one position: the first in ring order owns the arc ('Aa' and
+-- 'BB' have the same hashCode, and so have 'Aa0' and 'BB0')
+SELECT chash_ring_create('tie', hash => 'java_hashcode', vnodes => 1, vnode_name => '{node}{i}', ties => 'last');
+SELECT chash_node_add('tie', n) FROM unnest(ARRAY['Aa', 'BB', 'z']) n;
+SELECT point, node FROM chash_points('tie');
+SELECT node, owned > 0 AS owns FROM chash_ownership('tie');
+SELECT sum(owned) FROM chash_ownership('tie');
+
+-- ownership agrees with where keys go: 200,000 keys on a ring of 8 nodes
+SELECT chash_ring_create('big');
+SELECT chash_node_add('big', 'n' || i, weight => 1 + i % 3) FROM generate_series(1, 8) i;
+CREATE TABLE keys AS SELECT 'key:' || i AS k FROM generate_series(1, 200000) i;
+SELECT round(sum(owned)::numeric, 12) AS total, round(sum(expected)::numeric, 12) AS expected
+FROM chash_ownership('big');
+SELECT d.node, d.keys, abs(d.share - o.owned) < 0.01 AS share_near_owned,
+	   round(d.expected::numeric, 6) = round(o.expected::numeric, 6) AS same_expected
+FROM chash_key_distribution('big', 'keys', 'k') d JOIN chash_ownership('big') o USING (node);
+SELECT sum(keys) FROM chash_key_distribution('big', 'keys', 'k');
+-- replicas: each node's keys on chash_lookup_n(..., 2) against its ownership
+SELECT o.node, abs(c.n / 200000.0 - o.owned) < 0.01 AS near
+FROM chash_ownership('big', 2) o
+JOIN (SELECT unnest(chash_lookup_n('big', k, 2)) AS node, count(*) AS n FROM keys GROUP BY 1) c USING (node)
+ORDER BY o.node;
+
+-- the view for dashboards: every ring, an empty one included
+SELECT chash_ring_create('empty');
+SELECT ring, algorithm, nodes, points, round(peak_to_mean::numeric, 4) AS peak_to_mean
+FROM chash.ring_balance ORDER BY ring;
+
+-- pictures: standalone SVG 1.1, every node in the legend with its shares
+-- (test/scripts/svg.sh renders them)
+SELECT left(chash_ring_svg('hand'), 250) AS head;
+SELECT (SELECT count(*) FROM regexp_matches(chash_ring_svg('big'), '<path ', 'g')) AS paths,
+	   (SELECT count(*) FROM regexp_matches(chash_ring_svg('big'), '<rect x="\d+" y="\d+" width="12"', 'g')) AS legend_entries;
+SELECT chash_node_add('hand', '<b & "c">');
+SELECT position('&lt;b &amp; &quot;c&quot;&gt;' IN chash_ring_svg('hand')) > 0 AS escaped,
+	   position('<b & "c">' IN chash_ring_svg('hand')) = 0 AS nothing_raw;
+SELECT (SELECT count(*) FROM regexp_matches(chash_ownership_svg('big'), '<rect x="\d+" y="\d+" width="[0-9.]+" height="14"', 'g')) AS bars;
+SELECT length(chash_ring_svg('empty')) > 0 AS empty_ring_drawn;
+
+-- bad input
+SELECT * FROM chash_ownership('hand', 0);
+SELECT * FROM chash_ownership('hand', 5);
+SELECT * FROM chash_ownership('nope');
+SELECT * FROM chash_key_distribution('big', 'keys', 'nope');
+SELECT chash_ring_svg('hand', 10);
+SELECT chash_ownership_svg('hand', 100000);
+
+DROP TABLE keys;
+SELECT count(chash_ring_drop(ring)) FROM chash.ring_config;
