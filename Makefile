@@ -41,7 +41,7 @@ endif
 # every object depends on the shared header (PGXS tracks no header changes)
 $(OBJS): $(wildcard src/*.h)
 
-.PHONY: setup demo test
+.PHONY: setup demo test figures
 
 # Debian packages the project needs, installed only when missing
 setup:
@@ -54,3 +54,8 @@ demo: setup
 test: setup
 	test/install.sh
 	test/with-cluster.sh test/run-suites.sh
+
+# the balance figures of README (not part of make test)
+figures: setup
+	test/install.sh
+	test/with-cluster.sh test/balance_figures.sh

@@ -203,3 +203,25 @@ SELECT chash_node_set('users', 'pg-shard-2', state => 'active');
 SELECT count(*) FILTER (WHERE chash_lookup('users', id) <> prefs[1])
            AS "keys not back home"
 FROM before;
+\set ECHO none
+\echo
+\echo 'How much of the hash space does each shard own?  Exactly, from the points (no'
+\echo 'sampling), against its share of the weight; and how uneven the ring is.'
+\echo
+\set ECHO queries
+SELECT node, weight, points, round(100 * owned::numeric, 2) AS "owned %",
+       round(100 * expected::numeric, 2) AS "expected %", round(ratio::numeric, 3) AS ratio
+FROM chash_ownership('users');
+SELECT nodes, points, round(peak_to_mean::numeric, 3) AS peak_to_mean,
+       round(min_ratio::numeric, 3) AS min_ratio, round(max_ratio::numeric, 3) AS max_ratio
+FROM chash_ring_stats('users');
+\set ECHO none
+\echo 'The same as a picture: each shard''s arcs in its own colour (SVG 1.1).'
+\pset format unaligned
+\pset tuples_only on
+\o demo-ring.svg
+SELECT chash_ring_svg('users');
+\o
+\pset format aligned
+\pset tuples_only off
+\echo 'Wrote demo-ring.svg (open it in a browser).'
