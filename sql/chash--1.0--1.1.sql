@@ -720,11 +720,15 @@ CREATE FUNCTION chash.svg_text(s text)
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-SELECT replace(replace(replace(replace(replace(s, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
-					   '"', '&quot;'), '''', '&#39;')
+-- (control characters other than tab and line breaks are not allowed in
+-- XML 1.0 at all: they become question marks)
+SELECT regexp_replace(
+		   replace(replace(replace(replace(replace(s, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
+						   '"', '&quot;'), '''', '&#39;'),
+		   '[\x01-\x08\x0B\x0C\x0E-\x1F]', '?', 'g')
 $$;
 COMMENT ON FUNCTION chash.svg_text(text) IS
-	'text escaped for XML';
+	'text escaped for XML, characters XML does not allow replaced';
 
 -- The colour of the k-th node, as #rrggbb: HSV with saturation 0.65 and
 -- value 0.85, hues a golden angle apart so that neighbours differ

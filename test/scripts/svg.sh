@@ -38,7 +38,8 @@ FROM generate_series(1, 100) i;
 SELECT chash_node_set('ketama', '10.0.0.7:11211', state => 'down');
 SELECT chash_ring_create('names <&> "quoted" ''ring''', hash => 'murmur3_32');
 SELECT chash_node_add('names <&> "quoted" ''ring''', n)
-FROM unnest(ARRAY['<script>', 'a & b', '"q"', '''s''', 'ünïcødé 日本 🐘', ']]>']) n;
+FROM unnest(ARRAY['<script>', 'a & b', '"q"', '''s''', 'ünïcødé 日本 🐘', ']]>',
+				  E'bell\x07 and tab\t']) n;
 SQL
 
 rings=$("${psql[@]}" -At -c "SELECT ring FROM chash.ring_config ORDER BY ring")
