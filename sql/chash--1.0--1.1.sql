@@ -624,11 +624,11 @@ COMMENT ON FUNCTION chash_migration_sql(text, text, regclass, name, text) IS
  * pictures.
  */
 CREATE FUNCTION chash.ring_ownership(ring text, replicas integer)
-	RETURNS TABLE(node text, points integer, owned double precision)
+	RETURNS TABLE(node text, points integer, owned double precision, expected double precision)
 	AS 'MODULE_PATHNAME', 'chash_ring_ownership_sql'
 	LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 10;
 COMMENT ON FUNCTION chash.ring_ownership(text, integer) IS
-	'each node''s points and the fraction of the hash space whose keys it holds, each key held by its first replicas distinct nodes';
+	'each node''s points, the fraction of the hash space whose keys it holds (each key held by its first replicas distinct nodes), and the fraction expected of it';
 
 CREATE FUNCTION chash.ring_arcs(ring text)
 	RETURNS TABLE(start double precision, stop double precision, node text)
@@ -643,16 +643,10 @@ CREATE FUNCTION chash_ownership(ring text, replicas integer DEFAULT 1)
 	LANGUAGE sql STABLE STRICT PARALLEL SAFE ROWS 10
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-SELECT o.node, n.zone, n.state, n.weight, o.points, o.owned, e.expected,
-	   o.owned / nullif(e.expected, 0)
+SELECT o.node, n.zone, n.state, n.weight, o.points, o.owned, o.expected,
+	   o.owned / nullif(o.expected, 0)
 FROM chash.ring_ownership(chash_ownership.ring, chash_ownership.replicas) o
 JOIN chash.node_config n ON n.ring = chash_ownership.ring AND n.node = o.node
-CROSS JOIN LATERAL (
-	SELECT CASE WHEN n.state = 'active'
-				THEN least(1, chash_ownership.replicas * n.weight /
-						   (SELECT sum(m.weight) FROM chash.node_config m
-							WHERE m.ring = chash_ownership.ring AND m.state = 'active'))
-				ELSE 0 END AS expected) e
 ORDER BY n.ordinal, o.node
 $$;
 COMMENT ON FUNCTION chash_ownership(text, integer) IS
@@ -717,18 +711,47 @@ GRANT SELECT ON chash.ring_balance TO PUBLIC;
 -- Pictures: standalone SVG 1.1
 CREATE FUNCTION chash.svg_text(s text)
 	RETURNS text
-	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
--- (control characters other than tab and line breaks are not allowed in
--- XML 1.0 at all: they become question marks)
-SELECT regexp_replace(
-		   replace(replace(replace(replace(replace(s, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
-						   '"', '&quot;'), '''', '&#39;'),
-		   '[\x01-\x08\x0B\x0C\x0E-\x1F]', '?', 'g')
+DECLARE
+	result text := '';
+	c text;
+	b bytea;
+	cp integer;
+	-- SQL_ASCII text is bytes of no known encoding
+	raw boolean := current_setting('server_encoding') = 'SQL_ASCII';
+BEGIN
+	FOR c IN SELECT regexp_split_to_table(s, '') LOOP
+		IF ascii(c) < 128 THEN
+			cp := ascii(c);
+		ELSIF raw THEN
+			cp := -1;
+		ELSE
+			-- the character's code point, from its UTF-8
+			b := convert_to(c, 'UTF8');
+			cp := CASE length(b)
+				WHEN 2 THEN ((get_byte(b, 0) & 31) << 6) | (get_byte(b, 1) & 63)
+				WHEN 3 THEN ((get_byte(b, 0) & 15) << 12) | ((get_byte(b, 1) & 63) << 6) | (get_byte(b, 2) & 63)
+				ELSE ((get_byte(b, 0) & 7) << 18) | ((get_byte(b, 1) & 63) << 12) |
+					 ((get_byte(b, 2) & 63) << 6) | (get_byte(b, 3) & 63) END;
+		END IF;
+		result := result || CASE
+			WHEN cp = 38 THEN '&amp;'
+			WHEN cp = 60 THEN '&lt;'
+			WHEN cp = 62 THEN '&gt;'
+			WHEN cp = 34 THEN '&quot;'
+			WHEN cp = 39 THEN '&#39;'
+			WHEN cp BETWEEN 32 AND 126 OR cp IN (9, 10, 13) THEN c
+			-- what XML 1.0 does not allow, and bytes of no known encoding
+			WHEN cp < 32 OR cp IN (65534, 65535) OR cp < 0 THEN '?'
+			ELSE '&#x' || upper(to_hex(cp)) || ';' END;
+	END LOOP;
+	RETURN result;
+END
 $$;
 COMMENT ON FUNCTION chash.svg_text(text) IS
-	'text escaped for XML, characters XML does not allow replaced';
+	'text for XML in ASCII: markup escaped, other characters as references, those XML does not allow as question marks';
 
 -- The colour of the k-th node, as #rrggbb: HSV with saturation 0.65 and
 -- value 0.85, hues a golden angle apart so that neighbours differ
@@ -796,21 +819,38 @@ BEGIN
 	WITH nodes AS (
 		SELECT o.node, o.state, o.owned, o.expected, o.ordinality::integer - 1 AS k
 		FROM @extschema@.chash_ownership(ring) WITH ORDINALITY o),
-	arcs AS (
-		-- an arc of the whole circle is drawn as two halves
-		SELECT a.node, h.start, h.stop
+	-- the circle in 1440 slices (a quarter of a degree), each drawn in the
+	-- colour of the node that owns most of it: the picture's size does not
+	-- grow with the ring's points
+	cover AS (
+		SELECT b.b, a.node,
+			   least(a.stop, (b.b + 1) / 1440.0) - greatest(a.start, b.b / 1440.0) AS len
 		FROM chash.ring_arcs(ring) a
+		CROSS JOIN LATERAL generate_series(floor(a.start * 1440)::integer,
+										   least(ceil(a.stop * 1440)::integer - 1, 1439)) b(b)),
+	slices AS (
+		SELECT DISTINCT ON (c.b) c.b, c.node
+		FROM cover c ORDER BY c.b, c.len DESC, c.node),
+	runs AS (
+		SELECT r.node, min(r.b) / 1440.0 AS start, (max(r.b) + 1) / 1440.0 AS stop
+		FROM (SELECT sl.b, sl.node, sl.b - row_number() OVER (PARTITION BY sl.node ORDER BY sl.b) AS grp
+			  FROM slices sl) r
+		GROUP BY r.node, r.grp),
+	arcs AS (
+		-- an arc over half the circle is drawn as two halves, so that its
+		-- ends are apart
+		SELECT r.node, h.start, h.stop
+		FROM runs r
 		CROSS JOIN LATERAL (
-			SELECT a.start, CASE WHEN a.stop - a.start >= 1 THEN a.start + 0.5 ELSE a.stop END
+			SELECT r.start, CASE WHEN r.stop - r.start > 0.5 THEN (r.start + r.stop) / 2 ELSE r.stop END
 			UNION ALL
-			SELECT a.start + 0.5, a.stop WHERE a.stop - a.start >= 1) h(start, stop)
-		WHERE h.stop > h.start),
+			SELECT (r.start + r.stop) / 2, r.stop WHERE r.stop - r.start > 0.5) h(start, stop)),
 	paths AS (
 		SELECT n.k, string_agg(format('M %s %s A %s %s 0 %s 1 %s %s',
 									  round((cx + radius * sin(2 * pi() * a.start))::numeric, 2),
 									  round((cy - radius * cos(2 * pi() * a.start))::numeric, 2),
 									  radius, radius,
-									  CASE WHEN a.stop - a.start > 0.5 THEN 1 ELSE 0 END,
+									  0,
 									  round((cx + radius * sin(2 * pi() * a.stop))::numeric, 2),
 									  round((cy - radius * cos(2 * pi() * a.stop))::numeric, 2)),
 							   ' ' ORDER BY a.start) AS d

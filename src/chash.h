@@ -251,6 +251,8 @@ extern void chash_ring_prepare_spec(ChashRingSpec *spec);
 /* How much of the hash space each node owns (ownership.c) */
 extern void chash_ring_ownership(const ChashRing *ring, int replicas,
 								 double *owned);
+extern void chash_ring_expected(const ChashRingSpec *spec, int replicas,
+								double *expected);
 
 /* Comparing two rings (rebalance.c) */
 typedef void (*ChashRangeEmit) (void *arg, uint64 lo, uint64 hi,

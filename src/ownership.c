@@ -19,73 +19,139 @@
 #include "chash.h"
 
 /*
- * The positions of the arc owned by point i, the first of its position, of
+ * The positions in the arc owned by point i, the first of its position, of
  * a ring whose positions have 'bits' bits.  Whether a point owns the arc up
  * to and including its position or up to just before it (rings whose keys
  * belong to the point after them), the arc has the same length.
  */
-static double
-arc_length(const ChashRing *ring, uint32 i, uint32 last_distinct, int bits)
+static long double
+arc_length(const ChashRing *ring, uint32 i, int bits)
 {
 	const uint64 *p = ring->positions;
+	uint32		last = ring->npoints - 1;
 
 	if (i > 0)
-		return (double) (p[i] - p[i - 1]);
+		return (long double) (p[i] - p[i - 1]);
 	/* the first point's arc wraps around from the last position */
-	if (p[0] == p[ring->npoints - 1])
-		return ldexp(1.0, bits);	/* one position: all of the space */
+	if (p[0] == p[last])
+		return ldexpl(1.0L, bits);	/* one position: all of the space */
 	if (bits == 64)
-		return (double) (p[0] - p[last_distinct]);	/* modulo 2^64 */
-	return ldexp(1.0, bits) - (double) p[last_distinct] + (double) p[0];
+		return (long double) (p[0] - p[last]);	/* modulo 2^64 */
+	return ldexpl(1.0L, bits) - (long double) p[last] + (long double) p[0];
 }
 
 /*
- * The fraction of the hash space each node of the spec owns, into owned[]
+ * The fraction of the hash space each node of the spec holds, into owned[]
  * (nnodes entries): the keys for which it is among the first 'replicas'
- * distinct nodes clockwise, 1 giving each key's owner.  Each entry is then
- * at most 1, and they add up to replicas (or to the nodes with points, if
- * fewer).
+ * distinct nodes clockwise, 1 giving each key's owner.
+ *
+ * The first 'replicas' distinct nodes from point i on are those from point
+ * i + 1 on with point i's node moved to the front: walking the ring
+ * backwards twice (the first time to learn what lies beyond the end) keeps
+ * them in a short list, in time linear in points x replicas.  Arcs are
+ * added up in long double, exact for the integers they are on the common
+ * platforms, and divided once.
  */
 void
 chash_ring_ownership(const ChashRing *ring, int replicas, double *owned)
 {
 	int			nnodes = ring->spec.nnodes;
 	int			bits = ring->spec.key_hash->bits;
-	double		space = ldexp(1.0, bits);
-	uint32	   *stamp;
 	uint32		npoints = ring->npoints;
+	long double *sums;
+	uint32	   *next;			/* the first distinct nodes from here on */
+	int			nnext = 0;
 
 	for (int k = 0; k < nnodes; k++)
 		owned[k] = 0;
 	if (npoints == 0)
 		return;
 
-	/* which node was last counted for which arc, to count each once */
-	stamp = palloc0(sizeof(uint32) * Max(nnodes, 1));
-	for (uint32 i = 0; i < npoints; i++)
+	sums = palloc0(sizeof(long double) * nnodes);
+	next = palloc(sizeof(uint32) * (replicas + 1));
+	for (int pass = 0; pass < 2; pass++)
 	{
-		double		arc;
-		int			found = 0;
-
-		if ((i & 65535) == 0)
-			CHECK_FOR_INTERRUPTS();
-		/* later points on a shared position own nothing */
-		if (i > 0 && ring->positions[i] == ring->positions[i - 1])
-			continue;
-		arc = arc_length(ring, i, npoints - 1, bits) / space;
-		for (uint32 step = 0, j = i; step < npoints && found < replicas; step++)
+		for (uint32 i = npoints; i-- > 0;)
 		{
-			uint32		owner = ring->owners[j];
+			uint32		owner = ring->owners[i];
+			int			at;
 
-			if (stamp[owner] != i + 1)
+			if ((i & 65535) == 0)
+				CHECK_FOR_INTERRUPTS();
+			/* move (or put) the owner to the front of the list */
+			for (at = 0; at < nnext && next[at] != owner; at++)
+				;
+			if (at == nnext)
 			{
-				stamp[owner] = i + 1;
-				owned[owner] += arc;
-				found++;
+				if (nnext < replicas)
+					nnext++;
+				at = nnext - 1;
 			}
-			if (++j == npoints)
-				j = 0;
+			memmove(next + 1, next, sizeof(uint32) * at);
+			next[0] = owner;
+
+			/* the second time round, count the arc if this point owns one */
+			if (pass == 1 &&
+				(i == 0 || ring->positions[i] != ring->positions[i - 1]))
+			{
+				long double arc = arc_length(ring, i, bits);
+
+				for (int r = 0; r < nnext; r++)
+					sums[next[r]] += arc;
+			}
 		}
 	}
-	pfree(stamp);
+	for (int k = 0; k < nnodes; k++)
+		owned[k] = (double) (sums[k] / ldexpl(1.0L, bits));
+	pfree(next);
+	pfree(sums);
+}
+
+/*
+ * The share of the keys each node is expected to hold, into expected[]:
+ * its share of the active weight times replicas, but a node holds each key
+ * at most once, so a share over 1 is capped and what is cut off goes to the
+ * others by weight, until no share is over 1.
+ */
+void
+chash_ring_expected(const ChashRingSpec *spec, int replicas, double *expected)
+{
+	bool	   *capped = palloc0(sizeof(bool) * Max(spec->nnodes, 1));
+	bool		again = true;
+
+	while (again)
+	{
+		double		weight = 0;
+		int			ncapped = 0;
+
+		for (int k = 0; k < spec->nnodes; k++)
+		{
+			if (!spec->nodes[k].active)
+				continue;
+			if (capped[k])
+				ncapped++;
+			else
+				weight += spec->nodes[k].weight;
+		}
+		again = false;
+		for (int k = 0; k < spec->nnodes; k++)
+		{
+			const ChashNodeSpec *n = &spec->nodes[k];
+
+			if (!n->active)
+				expected[k] = 0;
+			else if (capped[k])
+				expected[k] = 1;
+			else
+			{
+				expected[k] = (replicas - ncapped) * n->weight / weight;
+				if (expected[k] > 1)
+				{
+					capped[k] = true;
+					again = true;
+				}
+			}
+		}
+	}
+	pfree(capped);
 }

@@ -40,9 +40,9 @@ node_name_datum(const ChashRing *ring, uint32 node)
 }
 
 /*
- * chash.ring_ownership(ring, replicas): for every node, its points and the
+ * chash.ring_ownership(ring, replicas): for every node, its points, the
  * fraction of the hash space whose keys it holds when each key is stored
- * on its first 'replicas' distinct nodes
+ * on its first 'replicas' distinct nodes, and the fraction expected of it
  */
 PG_FUNCTION_INFO_V1(chash_ring_ownership_sql);
 
@@ -53,6 +53,7 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int32		replicas = PG_GETARG_INT32(1);
 	double	   *owned;
+	double	   *expected;
 
 	if (replicas < 1 || (ring->nactive > 0 && replicas > ring->nactive))
 		ereport(ERROR,
@@ -62,18 +63,22 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 				 errdetail("replicas is %d.", replicas)));
 	chash_materialized_srf(fcinfo);
 	owned = palloc(sizeof(double) * Max(ring->spec.nnodes, 1));
+	expected = palloc(sizeof(double) * Max(ring->spec.nnodes, 1));
 	chash_ring_ownership(ring, replicas, owned);
+	chash_ring_expected(&ring->spec, replicas, expected);
 	for (int k = 0; k < ring->spec.nnodes; k++)
 	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
 
 		values[0] = node_name_datum(ring, k);
 		values[1] = Int32GetDatum((int32) ring->node_points[k]);
 		values[2] = Float8GetDatum(owned[k]);
+		values[3] = Float8GetDatum(expected[k]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(owned);
+	pfree(expected);
 	return (Datum) 0;
 }
 

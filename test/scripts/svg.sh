@@ -39,8 +39,19 @@ SELECT chash_node_set('ketama', '10.0.0.7:11211', state => 'down');
 SELECT chash_ring_create('names <&> "quoted" ''ring''', hash => 'murmur3_32');
 SELECT chash_node_add('names <&> "quoted" ''ring''', n)
 FROM unnest(ARRAY['<script>', 'a & b', '"q"', '''s''', 'ünïcødé 日本 🐘', ']]>',
-				  E'bell\x07 and tab\t']) n;
+				  E'bell\x07 and tab\t', U&'not a character \FFFE']) n;
+-- a node that owns nearly all of the ring
+SELECT chash_ring_create('dominant', hash => 'java_hashcode', vnodes => 1, vnode_name => '{node}{i}');
+SELECT chash_node_add('dominant', n) FROM unnest(ARRAY['a', 'b', 'c']) n;
 SQL
+
+# the documents are ASCII whatever the client's encoding
+latin1=$(echo "SELECT chash_ring_svg('names <&> \"quoted\" ''ring''')" | PGCLIENTENCODING=LATIN1 "${psql[@]}" -At)
+if LC_ALL=C grep -q -P '[^\x00-\x7F]' <<<"$latin1"; then
+	echo "  FAIL  a picture fetched in LATIN1 holds non-ASCII bytes"
+	exit 1
+fi
+echo "  ok    pictures are ASCII, whatever the client's encoding"
 
 rings=$("${psql[@]}" -At -c "SELECT ring FROM chash.ring_config ORDER BY ring")
 failed=0

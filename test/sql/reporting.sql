@@ -20,6 +20,13 @@ FROM chash_ownership('hand');
 SELECT node, owned * 4294967296 AS positions_held, expected
 FROM chash_ownership('hand', 2);
 SELECT node, owned, expected FROM chash_ownership('hand', 3);
+-- a heavy node holds each key at most once: its expected share is capped
+-- at 1 and the rest goes to the others by weight
+SELECT chash_ring_create('heavy', hash => 'murmur3_32');
+SELECT chash_node_add('heavy', n, w) FROM (VALUES ('a', 1), ('b', 1), ('c', 1), ('d', 5)) v(n, w);
+SELECT node, weight, round(expected::numeric, 6) AS expected FROM chash_ownership('heavy', 2);
+SELECT sum(owned) AS owned, sum(expected) AS expected FROM chash_ownership('heavy', 2);
+SELECT chash_ring_drop('heavy');
 -- the figures
 SELECT nodes, points, round(peak_to_mean::numeric, 6) AS peak_to_mean,
 	   round(min_ratio::numeric, 9) AS min_ratio, round(max_ratio::numeric, 6) AS max_ratio
@@ -71,15 +78,29 @@ FROM chash.ring_balance ORDER BY ring;
 SELECT left(chash_ring_svg('hand'), 250) AS head;
 SELECT (SELECT count(*) FROM regexp_matches(chash_ring_svg('big'), '<path ', 'g')) AS paths,
 	   (SELECT count(*) FROM regexp_matches(chash_ring_svg('big'), '<rect x="\d+" y="\d+" width="12"', 'g')) AS legend_entries;
+-- a node that owns nearly all of the ring is drawn (no arc whose ends
+-- coincide, which SVG would leave out), in slices of the circle
+SELECT count(*) AS subpaths,
+	   count(*) FILTER (WHERE m[1] = m[3] AND m[2] = m[4]) AS degenerate
+FROM regexp_matches(chash_ring_svg('hand'),
+					'M ([0-9.]+) ([0-9.]+) A [0-9.]+ [0-9.]+ 0 0 1 ([0-9.]+) ([0-9.]+)', 'g') m;
+-- the arcs behind the picture add up to each node's ownership
+SELECT o.node, abs(a.len - o.owned) < 1e-9 AS arcs_are_owned
+FROM chash_ownership('big') o
+JOIN (SELECT node, sum(stop - start) AS len FROM chash.ring_arcs('big') GROUP BY node) a USING (node)
+ORDER BY o.node;
 SELECT chash_node_add('hand', '<b & "c">');
+SELECT chash_node_add('hand', 'ünï 🐘');
 SELECT position('&lt;b &amp; &quot;c&quot;&gt;' IN chash_ring_svg('hand')) > 0 AS escaped,
-	   position('<b & "c">' IN chash_ring_svg('hand')) = 0 AS nothing_raw;
+	   position('<b & "c">' IN chash_ring_svg('hand')) = 0 AS nothing_raw,
+	   position('&#xFC;n&#xEF; &#x1F418;' IN chash_ring_svg('hand')) > 0 AS referenced,
+	   chash_ring_svg('hand') !~ '[^\x01-\x7F]' AS ascii;
 SELECT (SELECT count(*) FROM regexp_matches(chash_ownership_svg('big'), '<rect x="\d+" y="\d+" width="[0-9.]+" height="14"', 'g')) AS bars;
 SELECT length(chash_ring_svg('empty')) > 0 AS empty_ring_drawn;
 
 -- bad input
 SELECT * FROM chash_ownership('hand', 0);
-SELECT * FROM chash_ownership('hand', 5);
+SELECT * FROM chash_ownership('hand', 6);
 SELECT * FROM chash_ownership('nope');
 SELECT * FROM chash_key_distribution('big', 'keys', 'nope');
 SELECT chash_ring_svg('hand', 10);
