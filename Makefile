@@ -20,7 +20,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -ffp-contract=off
 SHLIB_LINK = -lz
 
-REGRESS = hash_functions api ring_admin lookup ketama planning reporting transactions errors privileges search_path upgrade
+REGRESS = hash_functions api ring_admin lookup fastpath ketama planning reporting transactions errors privileges search_path upgrade
 REGRESS_OPTS = --inputdir=test --load-extension=chash
 ISOLATION = cache_visibility cache_statement cache_snapshots ring_size_race serializable
 ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=chash
@@ -41,7 +41,7 @@ endif
 # every object depends on the shared header (PGXS tracks no header changes)
 $(OBJS): $(wildcard src/*.h)
 
-.PHONY: setup demo test figures
+.PHONY: setup demo test figures bench
 
 # Debian packages the project needs, installed only when missing
 setup:
@@ -59,3 +59,8 @@ test: setup
 figures: setup
 	test/install.sh
 	test/with-cluster.sh test/balance_figures.sh
+
+# speed, side by side with peers (not part of make test): see README
+bench: setup
+	test/install.sh
+	test/with-cluster.sh test/bench/bench.sh

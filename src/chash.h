@@ -244,6 +244,16 @@ typedef struct ChashRing
 	uint32	   *owners;			/* node index of each point */
 	uint32	   *node_points;	/* number of points of each node */
 	int			nactive;		/* nodes that own at least one point */
+
+	/*
+	 * An index over the top bits of positions: bucket[b] is the first point
+	 * at or after position b << bucket_shift, so a lookup searches only the
+	 * few points of one bucket (bucket[nbuckets] is npoints)
+	 */
+	uint32	   *bucket;
+	uint32		nbuckets;
+	int			bucket_shift;
+	uint64		max_position;	/* the hash space's largest position */
 } ChashRing;
 
 extern void chash_ring_prepare_spec(ChashRingSpec *spec);

@@ -236,6 +236,43 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 }
 
 /*
+ * The bucket index of a built ring.  A binary search over millions of
+ * points is some 22 steps that miss the cache; with a bucket entry first,
+ * a lookup searches only the points of one bucket: about four in rings of
+ * up to 256k points, a binary search of six steps in a ring of 4M (see
+ * README's benchmark).
+ */
+static void
+build_buckets(ChashRing *ring, MemoryContext ringcxt)
+{
+	int			bits = ring->spec.key_hash->bits;
+	int			nbits = 0;
+	uint32		j = 0;
+
+	/*
+	 * About four points a bucket, but at most 2^16 buckets (256 kB, which
+	 * stay in the CPU's cache; bigger rings search a few more points)
+	 */
+	while (nbits < bits && nbits < 16 && (UINT64CONST(4) << nbits) < ring->npoints)
+		nbits++;
+	ring->nbuckets = (uint32) 1 << nbits;
+	ring->bucket_shift = bits - nbits;
+	ring->max_position = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
+	ring->bucket = MemoryContextAllocHuge(ringcxt,
+										  sizeof(uint32) * (ring->nbuckets + 1));
+	for (uint32 b = 0; b < ring->nbuckets; b++)
+	{
+		/* the first point at or after the bucket's first position */
+		uint64		start = nbits == 0 ? 0 : (uint64) b << ring->bucket_shift;
+
+		while (j < ring->npoints && ring->positions[j] < start)
+			j++;
+		ring->bucket[b] = j;
+	}
+	ring->bucket[ring->nbuckets] = ring->npoints;
+}
+
+/*
  * Build a ring in a memory context of its own under parent.  The caller
  * makes it long-lived by re-parenting that context once it is complete, so
  * an error half-way leaves nothing behind.
@@ -281,6 +318,7 @@ chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
 			ring->nactive++;
 	}
 	pfree(points);
+	build_buckets(ring, ringcxt);
 
 	return ring;
 }
@@ -300,9 +338,27 @@ chash_ring_find(const ChashRing *ring, uint64 position)
 	Assert(ring->npoints > 0);
 	if (ring->spec.strictly_after)
 	{
-		if (position == PG_UINT64_MAX)
+		if (position >= ring->max_position)
 			return 0;
 		position++;
+	}
+	if (ring->nbuckets > 1)
+	{
+		uint32		b = (uint32) (position >> ring->bucket_shift);
+
+		/*
+		 * The points of the bucket, then the first of the next ones: a
+		 * bucket holds four points or fewer on average, fewer steps than a
+		 * binary search takes to pay for its mispredicted branches
+		 */
+		lo = ring->bucket[b];
+		hi = ring->bucket[b + 1];
+		if (hi - lo <= 8)
+		{
+			while (lo < hi && positions[lo] < position)
+				lo++;
+			return lo == ring->npoints ? 0 : lo;
+		}
 	}
 	while (lo < hi)
 	{

@@ -1,0 +1,439 @@
+#!/usr/bin/env bash
+# chash's performance figures, each against a peer, in one table:
+#
+#   figure | chash | peer | ratio | target | met
+#
+#   make bench          (or: test/with-cluster.sh test/bench/bench.sh)
+#
+# Runs against the installed chash, in a database of its own that it creates
+# and drops; about a minute on 2 cores, and about 1 GB of disk in the
+# cluster (figure 5's table of 10,000,000 rows is 422 MB).  Not part of make test: these are timings, which depend on the
+# machine and on what else runs on it, and no suite may assert them.
+#
+# Method.  Every time is the server's own "Execution Time" of
+# EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON): execution only, without
+# planning, parsing or the client round trip, and without per-node clock
+# reads (TIMING OFF; rows are still counted, alike on both sides).  Each
+# query runs once untimed (to warm the buffers and build the rings of the
+# backend), then N times interleaved with its peer (A B, B A, A B, ...),
+# and the best run of each is kept.  Queries run serially
+# (max_parallel_workers_per_gather = 0) except in figure 7, and with
+# jit = off, so that LLVM's compile time does not blur the functions'
+# own cost.  Key tables are prewarmed into shared buffers (pg_prewarm).
+# Figure 4 uses fresh backends (new connections), figure 8 a C program,
+# test/bench/ketama_bench.c, built here against libmemcached.
+#
+# Environment:
+#   CHASH_BENCH_RUNS      timed runs of each query (default 5)
+#   CHASH_BENCH_BIG_ROWS  rows of figure 5's table (default 10000000)
+#   CHASH_BENCH_BUILDS    fresh backends for figure 4 (default 3)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+runs=${CHASH_BENCH_RUNS:-5}
+big_rows=${CHASH_BENCH_BIG_ROWS:-10000000}
+builds=${CHASH_BENCH_BUILDS:-3}
+for v in "$runs" "$big_rows" "$builds"; do
+	case $v in '' | *[!0-9]* | 0*) echo "bench: CHASH_BENCH_* must be positive integers" >&2; exit 2 ;; esac
+done
+
+db=chash_bench_$$
+work=$(mktemp -d "${TMPDIR:-/tmp}/chash-bench.XXXXXX")
+cleanup() {
+	"$bindir/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+t0=$(date +%s)
+progress() { echo "bench: [$(($(date +%s) - t0)) s] $*" >&2; }
+pq() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+
+# --- the machine -----------------------------------------------------------
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+[ -n "$cpu" ] || cpu=$(uname -m)
+pkglib=$("${PG_CONFIG:-pg_config}" --pkglibdir)
+so=$pkglib/chash.so
+so_info=$(date -u -r "$so" '+%Y-%m-%d %H:%M:%S UTC' 2>/dev/null || echo '?')
+so_sum=$(md5sum "$so" 2>/dev/null | cut -c1-12 || echo '?')
+
+"$bindir/createdb" "$db"
+pq <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION chash;
+CREATE EXTENSION pg_prewarm;
+SQL
+
+echo "chash benchmarks (test/bench/bench.sh), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine:    $(nproc) CPUs (nproc), $cpu; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "server:     $(pq -At -c 'SELECT version()')"
+echo "chash:      $(pq -At -c "SELECT extversion FROM pg_extension WHERE extname = 'chash'"), $so ($so_info, md5 $so_sum...)"
+echo "settings:   shared_buffers $(pq -At -c 'SHOW shared_buffers'), work_mem $(pq -At -c 'SHOW work_mem'), jit off, serial unless said"
+echo "timing:     EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) Execution Time; best of $runs interleaved runs (A B, B A, ...) after one warm-up run of each"
+echo
+
+# --- data, rings and helpers -----------------------------------------------
+progress "loading 1,000,000 keys, $big_rows big rows, rings"
+pq -o /dev/null -v big_rows="$big_rows" <<'SQL'
+SET client_min_messages = warning;
+CREATE SCHEMA bench;
+
+-- one run of q, serial or with up to `workers` workers per Gather: its plan
+CREATE FUNCTION bench.explain(q text, workers int) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+	j json;
+BEGIN
+	PERFORM set_config('max_parallel_workers_per_gather', workers::text, false);
+	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON, FORMAT JSON) ' || q INTO j;
+	RETURN j::jsonb;
+END
+$$;
+CREATE FUNCTION bench.ms(plan jsonb) RETURNS float8
+LANGUAGE sql IMMUTABLE AS $$ SELECT (plan -> 0 ->> 'Execution Time')::float8 $$;
+-- workers launched by every Gather of a plan, added up
+CREATE FUNCTION bench.launched(plan jsonb) RETURNS int
+LANGUAGE sql IMMUTABLE AS $$
+SELECT coalesce(sum(w::text::int), 0)::int
+FROM jsonb_path_query(plan, 'strict $.**."Workers Launched"') w
+$$;
+CREATE FUNCTION bench.gathers(plan jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+SELECT coalesce(string_agg(format('Gather, %s workers planned, %s launched',
+								  g ->> 'Workers Planned', g ->> 'Workers Launched'), '; '), 'no Gather')
+FROM jsonb_path_query(plan, 'strict $.**?(@."Node Type" == "Gather" || @."Node Type" == "Gather Merge")') g
+$$;
+-- rows that the first node of that type returned
+CREATE FUNCTION bench.node_rows(plan jsonb, node_type text) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$
+SELECT (jsonb_path_query_first(plan, 'strict $.**?(@."Node Type" == $t)."Actual Rows"',
+							   jsonb_build_object('t', node_type)))::text::bigint
+$$;
+
+-- a and b: one warm-up run each, then n runs of each, interleaved
+-- (a b, b a, a b, ...); the best time of each, the fewest workers launched
+-- in a timed run, and a's last plan
+CREATE FUNCTION bench.pair(a text, b text, n int, a_workers int DEFAULT 0, b_workers int DEFAULT 0,
+						   OUT a_ms float8, OUT b_ms float8,
+						   OUT a_launched int, OUT b_launched int, OUT a_plan jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+	pb jsonb;
+BEGIN
+	PERFORM bench.explain(a, a_workers);
+	PERFORM bench.explain(b, b_workers);
+	FOR i IN 1 .. n LOOP
+		IF i % 2 = 1 THEN
+			a_plan := bench.explain(a, a_workers);
+			pb := bench.explain(b, b_workers);
+		ELSE
+			pb := bench.explain(b, b_workers);
+			a_plan := bench.explain(a, a_workers);
+		END IF;
+		a_ms := least(a_ms, bench.ms(a_plan));
+		b_ms := least(b_ms, bench.ms(pb));
+		a_launched := least(a_launched, bench.launched(a_plan));
+		b_launched := least(b_launched, bench.launched(pb));
+	END LOOP;
+	PERFORM set_config('max_parallel_workers_per_gather', '0', false);
+END
+$$;
+-- one query alone: a warm-up run, then the best of n
+CREATE FUNCTION bench.best(q text, n int, OUT ms float8, OUT plan jsonb)
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM bench.explain(q, 0);
+	FOR i IN 1 .. n LOOP
+		plan := bench.explain(q, 0);
+		ms := least(ms, bench.ms(plan));
+	END LOOP;
+END
+$$;
+
+-- the chash contexts of this backend
+CREATE FUNCTION bench.ring_bytes() RETURNS bigint
+LANGUAGE sql AS $$
+SELECT coalesce(sum(total_bytes), 0)::bigint FROM pg_backend_memory_contexts WHERE name = 'chash ring'
+$$;
+-- this backend's peak resident memory so far (VmHWM), in bytes
+CREATE FUNCTION bench.peak_rss() RETURNS bigint
+LANGUAGE sql AS $$
+SELECT 1024 * substring(pg_read_file('/proc/' || pg_backend_pid() || '/status')
+						FROM 'VmHWM:\s+(\d+) kB')::bigint
+$$;
+-- figure 4: the first lookup on a ring in this backend, which builds it,
+-- after a lookup on the small ring r100 has loaded the library and
+-- warmed the catalog caches
+CREATE FUNCTION bench.build_probe(ring text,
+								  OUT first_ms float8, OUT second_ms float8, OUT builds bigint,
+								  OUT ring_bytes bigint, OUT peak_rss_growth bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q text := format('SELECT chash_lookup(%L, %L)', ring, 'key:1');
+	builds0 bigint;
+	bytes0 bigint;
+	rss0 bigint;
+BEGIN
+	PERFORM bench.explain($q$SELECT chash_lookup('r100', 'key:1')$q$, 0);
+	builds0 := (SELECT latest_builds FROM chash.cache_stats());
+	bytes0 := bench.ring_bytes();
+	rss0 := bench.peak_rss();
+	first_ms := bench.ms(bench.explain(q, 0));
+	peak_rss_growth := bench.peak_rss() - rss0;
+	builds := (SELECT latest_builds FROM chash.cache_stats()) - builds0;
+	ring_bytes := bench.ring_bytes() - bytes0;
+	second_ms := bench.ms(bench.explain(q, 0));
+END
+$$;
+
+CREATE FUNCTION bench.num(x float8, digits int DEFAULT 1) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+SELECT CASE WHEN x IS NULL THEN 'n/a'
+	   ELSE to_char(round(x::numeric, digits),
+					'FM999,999,999,999,990' || CASE WHEN digits > 0 THEN '.' || repeat('0', digits) ELSE '' END)
+	   END
+$$;
+-- '104.7 ms, 104.7 ns/key'
+CREATE FUNCTION bench.per_key(ms float8, nkeys bigint) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+SELECT bench.num(ms) || ' ms, ' || bench.num(ms * 1e6 / nkeys) || ' ns/key'
+$$;
+CREATE FUNCTION bench.yn(ok boolean) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN ok THEN 'yes' WHEN NOT ok THEN 'no' ELSE '?' END $$;
+
+CREATE TABLE bench.results (
+	ord numeric PRIMARY KEY,
+	figure text NOT NULL,
+	chash text,
+	peer text,
+	ratio text,
+	target text,
+	met text,
+	note text			-- printed under the table
+);
+
+-- keys
+CREATE TABLE keys AS SELECT 'key:' || i AS k FROM generate_series(1, 1000000) i;
+CREATE TABLE keys100k AS SELECT 'key:' || i AS k FROM generate_series(1, 100000) i;
+CREATE TABLE big AS SELECT 'key:' || i AS k FROM generate_series(1, :big_rows) i;
+VACUUM (ANALYZE) keys, keys100k, big;
+SELECT pg_prewarm('keys'), pg_prewarm('keys100k') \g /dev/null
+
+-- r100: 100 nodes x 160 vnodes, the default ring algorithm (xxh3_64);
+-- r101: r100 and one more node
+SELECT chash_ring_create('r100');
+SELECT count(chash_node_add('r100', 'node-' || i)) FROM generate_series(1, 100) i \g /dev/null
+SELECT chash_ring_copy('r100', 'r101');
+SELECT chash_node_add('r101', 'node-101');
+-- r4m: 4 nodes x 1,048,576 vnodes = 4,194,304 points; r4m_b: the same
+-- with node-4 replaced by node-5 (also 4,194,304 points)
+SELECT chash_ring_create('r4m', vnodes => 1048576);
+SELECT count(chash_node_add('r4m', 'node-' || i)) FROM generate_series(1, 4) i \g /dev/null
+SELECT chash_ring_copy('r4m', 'r4m_b');
+SELECT chash_node_remove('r4m_b', 'node-4');
+SELECT chash_node_add('r4m_b', 'node-5');
+-- k100: ketama, 100 servers named as libmemcached hashes servers on port
+-- 11211 (10.0.0.1 ...), weight 1, as ketama_bench.c sets them up
+SELECT chash_ring_create('k100', algorithm => 'ketama');
+SELECT count(chash_node_add('k100', format('10.0.%s.%s', i / 250, i % 250 + 1)))
+FROM generate_series(0, 99) i \g /dev/null
+
+-- figure 3's peer: r100's points in a table with a btree.  64-bit
+-- positions are signed bigints in SQL while the ring is ordered unsigned:
+-- flipping the sign bit (x # -2^63) maps unsigned order onto signed
+-- order, for the points and the keys alike.
+CREATE TABLE pts AS
+SELECT point # (-9223372036854775808)::bigint AS position, node FROM chash_points('r100');
+CREATE INDEX pts_position ON pts (position);
+VACUUM (ANALYZE) pts;
+SELECT pg_prewarm('pts'), pg_prewarm('pts_position') \g /dev/null
+SQL
+
+ring_points() { pq -At -c "SELECT points FROM chash.rings WHERE ring = '$1'"; }
+if [ "$(ring_points r100)" != 16000 ] || [ "$(ring_points r4m)" != 4194304 ] ||
+	[ "$(ring_points r4m_b)" != 4194304 ]; then
+	echo "bench: the rings do not have the expected points" >&2
+	exit 1
+fi
+
+# --- figure 4: building a ring of 4,194,304 points, in fresh backends --------
+progress "figure 4: building r4m in $builds fresh backends"
+best_first='' best_line=''
+for _ in $(seq "$builds"); do
+	line=$(pq -At -F' ' -c "SET jit = off" -c "SELECT * FROM bench.build_probe('r4m')")
+	first=${line%% *}
+	if [ -z "$best_first" ] || awk -v a="$first" -v b="$best_first" 'BEGIN { exit !(a < b) }'; then
+		best_first=$first
+		best_line=$line
+	fi
+done
+read -r b_first b_second b_builds b_bytes b_rss <<<"$best_line"
+
+# figure 6, cold: chash_moved_ranges in a fresh backend, which builds both rings
+progress "figure 6b: chash_moved_ranges in a fresh backend"
+cold6=$(pq -At -c "SET jit = off" -c "SELECT bench.ms(bench.explain(\$\$SELECT count(*) FROM chash_moved_ranges('r4m', 'r4m_b')\$\$, 0))")
+
+pq -v first="$b_first" -v second="$b_second" -v nbuilds="$b_builds" -v bytes="$b_bytes" \
+	-v rss="$b_rss" -v builds="$builds" -v cold6="$cold6" <<'SQL'
+INSERT INTO bench.results VALUES
+(4, '4a build 4,194,304 points: first lookup, fresh backend',
+	bench.num(:first) || ' ms', '-', '-', '< 1,000 ms', bench.yn(:first < 1000),
+	format('SELECT chash_lookup(''r4m'', ''key:1''), 4 nodes x 1,048,576 vnodes, in a new connection whose library and catalog caches a lookup on r100 warmed; best of %s backends.  The call built %s ring (chash.cache_stats() latest_builds); the second lookup took %s ms.',
+		   :builds, :nbuilds, bench.num(:second, 3))),
+(4.1, '4b ring memory per point',
+	bench.num(:bytes, 0) || ' bytes', '4,194,304 points', bench.num(:bytes::float8 / 4194304, 4),
+	'<= 12 bytes/point (2 decimals)', bench.yn(round(:bytes::numeric / 4194304, 2) <= 12),
+	'total_bytes of the ''chash ring'' contexts (pg_backend_memory_contexts) that the build added; ratio = bytes / point.'),
+(4.2, '4c (info) peak memory of the build per point',
+	bench.num(:rss / 1048576.0) || ' MiB', '-', bench.num(:rss::float8 / 4194304, 1), '-', '-',
+	'How much the backend''s peak resident memory (VmHWM, /proc) grew during the build: the ring and what the build needs on the way (sorting, the catalog).'),
+(6.1, '6b (info) the same, cold: the call builds both rings',
+	bench.num(:cold6) || ' ms', '-', '-', '< 2,000 ms', bench.yn(:cold6 < 2000),
+	'The first call of figure 6 in a new connection: one run, both rings built by it.');
+SQL
+
+# --- figure 8, C side: libmemcached --------------------------------------------
+ketama_ok=
+if [ -f /usr/include/libmemcached/memcached.h ] && command -v gcc >/dev/null &&
+	gcc -O2 -Wall -o "$work/ketama_bench" "$root/test/bench/ketama_bench.c" -lmemcached; then
+	progress "figure 8: libmemcached's memcached_generate_hash over 1,000,000 keys"
+	"$work/ketama_bench" 100 1000000 "$runs" "$work/routes.tsv" >"$work/ketama.out"
+	c_ns=$(sed -n 's/^best_ns_per_key=//p' "$work/ketama.out")
+	c_points=$(sed -n 's/^points=//p' "$work/ketama.out")
+	pq -c "CREATE TABLE bench.lm (key text, server text)" -c "\\copy bench.lm FROM pstdin" <"$work/routes.tsv"
+	ketama_ok=1
+else
+	progress "figure 8: libmemcached-dev or gcc missing, or ketama_bench.c does not build: skipped"
+fi
+
+# --- figures 1, 2, 3, 5, 6, 7, 8 in one session -------------------------------
+pq -v runs="$runs" -v big_rows="$big_rows" -v ketama="${ketama_ok:-0}" \
+	-v c_ns="${c_ns:-0}" -v c_points="${c_points:-0}" <<'SQL'
+SET jit = off;
+SET max_parallel_workers_per_gather = 0;
+
+\warn 'bench: figure 1: count(chash_lookup) on r100 vs count(hashtextextended), 1,000,000 keys'
+INSERT INTO bench.results
+SELECT 1, '1 lookup, 16,000-point ring vs hashtextextended',
+	   bench.per_key(a_ms, 1000000), bench.per_key(b_ms, 1000000), bench.num(a_ms / b_ms, 2),
+	   'chash/peer <= 1.5 (aim 1.15)', bench.yn(a_ms / b_ms <= 1.5),
+	   'chash: SELECT count(chash_lookup(''r100'', k)) FROM keys; peer: SELECT count(hashtextextended(k, 0)) FROM keys.  keys: 1,000,000 rows ''key:'' || i, analyzed, prewarmed; r100: 100 nodes x 160 vnodes, algorithm ring, xxh3_64.'
+FROM bench.pair($$SELECT count(chash_lookup('r100', k)) FROM keys$$,
+				$$SELECT count(hashtextextended(k, 0)) FROM keys$$, :runs);
+
+INSERT INTO bench.results
+SELECT 1.1, '1b (info) the same scan without a function: count(k)',
+	   bench.per_key(ms, 1000000), '-', '-', '-', '-',
+	   'SELECT count(k) FROM keys: what scanning and counting cost a key in figures 1, 3, 7 and 8 before any function runs (best of the same number of runs, not interleaved).'
+FROM bench.best($$SELECT count(k) FROM keys$$, :runs);
+
+\warn 'bench: figure 2: flatness, 4,194,304 points vs 16,000'
+INSERT INTO bench.results
+SELECT 2, '2 flatness: 4,194,304-point ring vs 16,000-point ring',
+	   bench.per_key(a_ms, 1000000), bench.per_key(b_ms, 1000000), bench.num(a_ms / b_ms, 2),
+	   'chash/peer <= 1.3', bench.yn(a_ms / b_ms <= 1.3),
+	   'chash: SELECT count(chash_lookup(''r4m'', k)) FROM keys, r4m: 4 nodes x 1,048,576 vnodes; peer: the same on r100.  Both rings built beforehand.'
+FROM bench.pair($$SELECT count(chash_lookup('r4m', k)) FROM keys$$,
+				$$SELECT count(chash_lookup('r100', k)) FROM keys$$, :runs);
+
+\warn 'bench: figure 3: plain-SQL ring over a btree vs chash_lookup, 100,000 keys'
+INSERT INTO bench.results
+SELECT 3, '3 chash_lookup vs plain-SQL ring (btree), 100,000 keys',
+	   bench.per_key(a_ms, 100000), bench.per_key(b_ms, 100000), bench.num(b_ms / a_ms, 1),
+	   'peer/chash >= 100', bench.yn(b_ms / a_ms >= 100),
+	   'chash: SELECT count(chash_lookup(''r100'', k)) FROM keys100k; peer: SELECT count(coalesce((SELECT node FROM pts WHERE position >= x.h ORDER BY position LIMIT 1), (SELECT node FROM pts ORDER BY position LIMIT 1))) FROM (SELECT chash_hash(''xxh3_64'', k) # -2^63 AS h FROM keys100k) x, one index probe a key.  pts: r100''s points (chash_points) with a btree on position.  64-bit positions are signed in SQL and the ring is ordered unsigned: flipping the sign bit (# -2^63) of points and keys maps unsigned order onto signed order.  ratio = peer/chash.'
+FROM bench.pair($$SELECT count(chash_lookup('r100', k)) FROM keys100k$$,
+				$$SELECT count(coalesce((SELECT node FROM pts WHERE position >= x.h ORDER BY position LIMIT 1),
+									   (SELECT node FROM pts ORDER BY position LIMIT 1)))
+				  FROM (SELECT chash_hash('xxh3_64', k) # (-9223372036854775808)::bigint AS h FROM keys100k) x$$,
+				:runs);
+INSERT INTO bench.results
+SELECT 3.1, '3b plain-SQL ring routes as chash_lookup',
+	   bench.num(count(*) FILTER (WHERE p IS DISTINCT FROM c), 0) || ' differ', 'of ' || bench.num(count(*), 0), '-',
+	   '0 differ', bench.yn(count(*) FILTER (WHERE p IS DISTINCT FROM c) = 0),
+	   'The peer of figure 3 is correct: its owner of each of the 100,000 keys against chash_lookup(''r100'', k).'
+FROM (SELECT chash_lookup('r100', x.k) AS c,
+			 coalesce((SELECT node FROM pts WHERE position >= x.h ORDER BY position LIMIT 1),
+					  (SELECT node FROM pts ORDER BY position LIMIT 1)) AS p
+	  FROM (SELECT k, chash_hash('xxh3_64', k) # (-9223372036854775808)::bigint AS h FROM keys100k) x) y;
+
+\warn 'bench: figure 5: chash_moved_keys vs count(chash_lookup) over the big table'
+INSERT INTO bench.results
+SELECT 5, format('5 chash_moved_keys vs one lookup, %s rows', bench.num(:big_rows, 0)),
+	   bench.per_key(a_ms, :big_rows), bench.per_key(b_ms, :big_rows), bench.num(a_ms / b_ms, 2),
+	   'chash/peer <= 2.5', bench.yn(a_ms / b_ms <= 2.5),
+	   format('chash: SELECT count(*) FROM chash_moved_keys(''r100'', ''r101'', ''big'', ''k'') AS m(key text, f text, t text) (%s keys move); peer: SELECT count(chash_lookup(''r100'', k)) FROM big.  r101: r100 and node-101.  big: %s rows, %s%s.',
+			  bench.num(bench.node_rows(a_plan, 'Function Scan'), 0), bench.num(:big_rows, 0),
+			  pg_size_pretty(pg_table_size('big')),
+			  CASE WHEN pg_table_size('big') > (SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers')
+				   THEN ', more than shared_buffers: both sides read it through the OS cache' ELSE '' END)
+FROM bench.pair($$SELECT count(*) FROM chash_moved_keys('r100', 'r101', 'big', 'k') AS m(key text, f text, t text)$$,
+				$$SELECT count(chash_lookup('r100', k)) FROM big$$, :runs);
+
+\warn 'bench: figure 6: chash_moved_ranges between two rings of 4,194,304 points'
+INSERT INTO bench.results
+SELECT 6, '6 chash_moved_ranges, 2 rings of 4,194,304 points',
+	   bench.num(ms) || ' ms', '-', '-', '< 2,000 ms', bench.yn(ms < 2000),
+	   format('SELECT count(*) FROM chash_moved_ranges(''r4m'', ''r4m_b''): r4m_b is r4m with node-4 replaced by node-5, %s ranges.  Both rings built beforehand in the backend (see 4a and 6b for building them).',
+			  bench.num(bench.node_rows(plan, 'Function Scan'), 0))
+FROM bench.best($$SELECT count(*) FROM chash_moved_ranges('r4m', 'r4m_b')$$, :runs);
+
+\warn 'bench: figure 7: parallel count(chash_lookup), 2 workers vs 0'
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+INSERT INTO bench.results
+SELECT 7, '7 parallel, 2 workers vs serial, 1,000,000 keys',
+	   bench.per_key(a_ms, 1000000), bench.per_key(b_ms, 1000000), bench.num(b_ms / a_ms, 2),
+	   'Gather of 2 workers; peer/chash > 1',
+	   bench.yn(a_launched = 2 AND b_launched = 0 AND b_ms / a_ms > 1),
+	   format('SELECT count(chash_lookup(''r100'', k)) FROM keys with max_parallel_workers_per_gather = 2 (chash; plan: %s, in every timed run: %s) and 0 (peer); parallel_setup_cost = parallel_tuple_cost = min_parallel_table_scan_size = 0.  Each worker is a new backend and builds r100 itself.  ratio = speed-up.',
+			  bench.gathers(a_plan), bench.yn(a_launched = 2))
+FROM bench.pair($$SELECT count(chash_lookup('r100', k)) FROM keys$$,
+				$$SELECT count(chash_lookup('r100', k)) FROM keys$$, :runs, 2, 0);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+\if :ketama
+\warn 'bench: figure 8: ketama, chash_lookup in SQL vs libmemcached in C'
+CREATE TEMP TABLE f8 AS
+SELECT * FROM bench.pair($$SELECT count(chash_lookup('k100', k)) FROM keys$$,
+						 $$SELECT count(chash_hash('md5', k)) FROM keys$$, :runs);
+INSERT INTO bench.results
+SELECT 8, '8 ketama: SQL call incl. executor overhead vs bare C loop',
+	   bench.per_key(a_ms, 1000000), bench.num(:c_ns) || ' ns/key', bench.num(a_ms * 1e6 / 1000000 / :c_ns, 2),
+	   '- (information)', '-',
+	   format('chash: SELECT count(chash_lookup(''k100'', k)) FROM keys, k100: ketama (libmemcached variant, md5), 100 nodes 10.0.0.1 ... 10.0.0.100 of weight 1, %s points; peer: libmemcached''s memcached_generate_hash() on the same servers (weighted ketama, port 11211, %s points) over the same 1,000,000 keys, prepared in memory, in a loop (test/bench/ketama_bench.c, best of %s passes).  ratio = chash/libmemcached.',
+			  (SELECT bench.num(points, 0) FROM chash.rings WHERE ring = 'k100'), bench.num(:c_points, 0), :runs)
+FROM f8;
+INSERT INTO bench.results
+SELECT 8.1, '8b (info) the md5 key hash alone, in SQL',
+	   bench.per_key(b_ms, 1000000), '-', '-', '-', '-',
+	   'SELECT count(chash_hash(''md5'', k)) FROM keys, interleaved with 8''s chash query: how much of it is hashing the key.'
+FROM f8;
+INSERT INTO bench.results
+SELECT 8.2, '8c ketama routes as libmemcached',
+	   bench.num(count(*) FILTER (WHERE chash_lookup('k100', key) IS DISTINCT FROM server), 0) || ' differ',
+	   'of ' || bench.num(count(*), 0), '-', '0 differ, of 1,000,000',
+	   bench.yn(count(*) FILTER (WHERE chash_lookup('k100', key) IS DISTINCT FROM server) = 0 AND count(*) = 1000000),
+	   'The server that libmemcached picked for each of the 1,000,000 keys against chash_lookup(''k100'', k).'
+FROM bench.lm;
+\else
+INSERT INTO bench.results VALUES
+(8, '8 ketama vs libmemcached', 'skipped', '-', '-', '-', '-', 'Needs gcc and libmemcached-dev.');
+\endif
+SQL
+
+progress "done"
+pq -P footer=off -c "SELECT figure, chash, peer, ratio, target, met FROM bench.results ORDER BY ord"
+echo "notes:"
+pq -At -c "SELECT split_part(figure, ' ', 1) || '. ' || note FROM bench.results WHERE note IS NOT NULL ORDER BY ord" |
+	while IFS= read -r note; do
+		printf '%s\n' "$note" | fold -s -w 96 | sed -e '1s/^/  /' -e '1!s/^/      /'
+	done
+echo "total: $(($(date +%s) - t0)) s (CHASH_BENCH_RUNS=$runs, CHASH_BENCH_BIG_ROWS=$big_rows, CHASH_BENCH_BUILDS=$builds)"
