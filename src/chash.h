@@ -233,7 +233,8 @@ extern void chash_template_expand(StringInfo buf, const char *tmpl,
 
 /*
  * A built ring (ring.c): immutable once built.  Points are kept as two
- * parallel arrays (12 bytes a point) in ring order.
+ * parallel arrays in ring order: 10 bytes a point for rings of up to 65,536
+ * nodes, 12 beyond.
  */
 typedef struct ChashRing
 {
@@ -241,7 +242,9 @@ typedef struct ChashRing
 	ChashRingSpec spec;
 	uint32		npoints;
 	uint64	   *positions;		/* ascending, unsigned */
-	uint32	   *owners;			/* node index of each point */
+	/* node index of each point: 2 bytes where nodes are few enough */
+	uint16	   *owners16;
+	uint32	   *owners32;
 	uint32	   *node_points;	/* number of points of each node */
 	int			nactive;		/* nodes that own at least one point */
 
@@ -255,6 +258,13 @@ typedef struct ChashRing
 	int			bucket_shift;
 	uint64		max_position;	/* the hash space's largest position */
 } ChashRing;
+
+/* The node index of point i */
+static inline uint32
+chash_ring_owner(const ChashRing *ring, uint32 i)
+{
+	return ring->owners16 ? ring->owners16[i] : ring->owners32[i];
+}
 
 extern void chash_ring_prepare_spec(ChashRingSpec *spec);
 

@@ -220,7 +220,8 @@ lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	if (unlikely(ring->npoints == 0))
 		error_no_active_nodes(ring);
 	position = hash_key_arg(ring->spec.key_hash, fcinfo, 1, type);
-	PG_RETURN_TEXT_P(node_text(ring, ring->owners[chash_ring_find(ring, position)]));
+	PG_RETURN_TEXT_P(node_text(ring,
+							   chash_ring_owner(ring, chash_ring_find(ring, position))));
 }
 
 /*
@@ -254,7 +255,7 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	nodes = palloc(sizeof(Datum) * n);
 	for (uint32 step = 0; step < ring->npoints && found < n; step++)
 	{
-		uint32		owner = ring->owners[at];
+		uint32		owner = chash_ring_owner(ring, at);
 
 		if (!seen[owner])
 		{

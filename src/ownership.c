@@ -73,7 +73,7 @@ chash_ring_ownership(const ChashRing *ring, int replicas, double *owned)
 	{
 		for (uint32 i = npoints; i-- > 0;)
 		{
-			uint32		owner = ring->owners[i];
+			uint32		owner = chash_ring_owner(ring, i);
 			int			at;
 
 			if ((i & 65535) == 0)

@@ -69,7 +69,7 @@ sweep_owner(RingSweep *s, uint64 pos)
 		   (strict ? ring->positions[s->owner_at] <= pos :
 			ring->positions[s->owner_at] < pos))
 		s->owner_at++;
-	return ring->owners[s->owner_at < ring->npoints ? s->owner_at : 0];
+	return chash_ring_owner(ring, s->owner_at < ring->npoints ? s->owner_at : 0);
 }
 
 /*

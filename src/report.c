@@ -117,22 +117,22 @@ chash_ring_arcs(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 
 	/* up to the first point, keys belong to it */
-	owner = ring->owners[0];
+	owner = chash_ring_owner(ring, 0);
 	for (uint32 i = 1; i < ring->npoints; i++)
 	{
 		/* later points on a shared position own nothing */
-		if (p[i] == p[i - 1] || ring->owners[i] == owner)
+		if (p[i] == p[i - 1] || chash_ring_owner(ring, i) == owner)
 			continue;
 		put_arc(rsinfo, ring, start, (double) p[i - 1] / space, owner);
 		start = (double) p[i - 1] / space;
-		owner = ring->owners[i];
+		owner = chash_ring_owner(ring, i);
 	}
 	/* past the last point, keys belong to the first again */
-	if (ring->owners[0] != owner)
+	if (chash_ring_owner(ring, 0) != owner)
 	{
 		put_arc(rsinfo, ring, start, (double) p[ring->npoints - 1] / space, owner);
 		start = (double) p[ring->npoints - 1] / space;
-		owner = ring->owners[0];
+		owner = chash_ring_owner(ring, 0);
 	}
 	put_arc(rsinfo, ring, start, 1.0, owner);
 	return (Datum) 0;

@@ -302,14 +302,21 @@ chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
 	ring->npoints = npoints;
 	ring->positions = MemoryContextAllocHuge(ringcxt,
 											 sizeof(uint64) * Max(npoints, 1));
-	ring->owners = MemoryContextAllocHuge(ringcxt,
-										  sizeof(uint32) * Max(npoints, 1));
+	if (spec->nnodes <= PG_UINT16_MAX + 1)
+		ring->owners16 = MemoryContextAllocHuge(ringcxt,
+												sizeof(uint16) * Max(npoints, 1));
+	else
+		ring->owners32 = MemoryContextAllocHuge(ringcxt,
+												sizeof(uint32) * Max(npoints, 1));
 	ring->node_points = MemoryContextAllocZero(ringcxt,
 											   sizeof(uint32) * Max(spec->nnodes, 1));
 	for (uint32 j = 0; j < npoints; j++)
 	{
 		ring->positions[j] = points[j].position;
-		ring->owners[j] = points[j].node;
+		if (ring->owners16)
+			ring->owners16[j] = (uint16) points[j].node;
+		else
+			ring->owners32[j] = points[j].node;
 		ring->node_points[points[j].node]++;
 	}
 	for (int k = 0; k < spec->nnodes; k++)

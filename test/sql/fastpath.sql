@@ -32,6 +32,10 @@ SELECT count(chash_ring_create(ring, algorithm => algorithm, hash => hash, vnode
 SELECT count(chash_node_add(r.ring, 'n' || i || '-' || floor(random() * 1000)::integer,
 							weight => 1 + floor(random() * 3)))
 FROM rings r, generate_series(1, r.nodes) i;
+-- more nodes than two bytes number: the ring keeps 4-byte owners
+INSERT INTO rings VALUES ('wide', 65537, 1, 'xxh3_64', 'ring', NULL);
+SELECT chash_ring_create('wide', vnodes => 1);
+INSERT INTO chash.node_config (ring, node) SELECT 'wide', 'w' || i FROM generate_series(1, 65537) i;
 
 -- random keys, and keys whose position is exactly a point (a vnode's name
 -- hashed by the same function)
@@ -40,7 +44,7 @@ CREATE TABLE keys AS
 	UNION ALL
 	SELECT r.ring, CASE WHEN r.algorithm = 'ketama' THEN regexp_replace(p.vnode, '\[0\]$', '') ELSE p.vnode END
 	FROM rings r, chash_points(r.ring) p
-	WHERE r.algorithm = 'ring' OR p.vnode LIKE '%[0]';
+	WHERE (r.algorithm = 'ring' OR p.vnode LIKE '%[0]') AND r.ring <> 'wide';
 
 -- the reference: the points in a table, in ring order
 CREATE TABLE pts AS
