@@ -36,6 +36,16 @@ typedef struct RingCallCache
 	ChashSnapshotId snapshot;
 	int			name_len;
 	char		name[NAMEDATALEN];
+
+	/*
+	 * chash_lookup's results, a text per node of texts_ring, made on first
+	 * use in fn_mcxt: they live until the end of the query, longer than any
+	 * use of a result, and are never changed, so each call can return one
+	 * instead of building a copy
+	 */
+	const ChashRing *texts_ring;
+	uint64		texts_generation;
+	text	  **texts;
 } RingCallCache;
 
 static pg_noinline const ChashRing *
@@ -122,6 +132,32 @@ error_no_active_nodes(const ChashRing *ring)
 			 errmsg("ring \"%s\" has no active nodes", ring->spec.name),
 			 errdetail("All %d of its nodes are down.", ring->spec.nnodes),
 			 errhint("Bring one back with chash_node_set(ring, node, state => 'active').")));
+}
+
+/* The text of a node of the call's ring, as chash_lookup returns it */
+static inline text *
+call_node_text(FunctionCallInfo fcinfo, const ChashRing *ring, uint32 node)
+{
+	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
+
+	/* a ring of another generation may sit where a freed one was */
+	if (unlikely(cc->texts_ring != ring ||
+				 cc->texts_generation != cc->generation))
+	{
+		cc->texts = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+										   sizeof(text *) * Max(ring->spec.nnodes, 1));
+		cc->texts_ring = ring;
+		cc->texts_generation = cc->generation;
+	}
+	if (unlikely(cc->texts[node] == NULL))
+	{
+		const ChashNodeSpec *n = &ring->spec.nodes[node];
+		MemoryContext oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		cc->texts[node] = cstring_to_text_with_len(n->name, n->name_len);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	return cc->texts[node];
 }
 
 /* How a key of each SQL type is turned into the bytes that are hashed */
@@ -220,8 +256,8 @@ lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	if (unlikely(ring->npoints == 0))
 		error_no_active_nodes(ring);
 	position = hash_key_arg(ring->spec.key_hash, fcinfo, 1, type);
-	PG_RETURN_TEXT_P(node_text(ring,
-							   chash_ring_owner(ring, chash_ring_find(ring, position))));
+	PG_RETURN_TEXT_P(call_node_text(fcinfo, ring,
+									chash_ring_owner(ring, chash_ring_find(ring, position))));
 }
 
 /*
