@@ -83,14 +83,8 @@ to_hash_bytes(const char *s, int *len)
 static int
 node_spec_cmp(const void *a, const void *b)
 {
-	const ChashNodeSpec *na = (const ChashNodeSpec *) a;
-	const ChashNodeSpec *nb = (const ChashNodeSpec *) b;
-	int			cmp = memcmp(na->name_utf8, nb->name_utf8,
-							 Min(na->name_utf8_len, nb->name_utf8_len));
-
-	if (cmp != 0)
-		return cmp;
-	return na->name_utf8_len - nb->name_utf8_len;
+	return chash_node_spec_cmp((const ChashNodeSpec *) a,
+							   (const ChashNodeSpec *) b);
 }
 
 /* Text of column col of the current SPI row, copied into mcxt; NULL if null */

@@ -259,6 +259,27 @@ typedef struct ChashRing
 	uint64		max_position;	/* the hash space's largest position */
 } ChashRing;
 
+/* Nodes in their order in a spec: by UTF-8 name, byte order */
+static inline int
+chash_node_spec_cmp(const ChashNodeSpec *a, const ChashNodeSpec *b)
+{
+	int			cmp = memcmp(a->name_utf8, b->name_utf8,
+							 Min(a->name_utf8_len, b->name_utf8_len));
+
+	if (cmp != 0)
+		return cmp;
+	return a->name_utf8_len - b->name_utf8_len;
+}
+
+/* A node's name as a new text */
+static inline text *
+chash_node_text(const ChashRing *ring, uint32 node)
+{
+	const ChashNodeSpec *n = &ring->spec.nodes[node];
+
+	return cstring_to_text_with_len(n->name, n->name_len);
+}
+
 /* The node index of point i */
 static inline uint32
 chash_ring_owner(const ChashRing *ring, uint32 i)

@@ -151,10 +151,9 @@ call_node_text(FunctionCallInfo fcinfo, const ChashRing *ring, uint32 node)
 	}
 	if (unlikely(cc->texts[node] == NULL))
 	{
-		const ChashNodeSpec *n = &ring->spec.nodes[node];
 		MemoryContext oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 
-		cc->texts[node] = cstring_to_text_with_len(n->name, n->name_len);
+		cc->texts[node] = chash_node_text(ring, node);
 		MemoryContextSwitchTo(oldcxt);
 	}
 	return cc->texts[node];
@@ -238,14 +237,6 @@ hash_key_arg(const ChashHashFunction *hash, FunctionCallInfo fcinfo,
 	return hash->fn((const unsigned char *) buf, len);
 }
 
-static inline text *
-node_text(const ChashRing *ring, uint32 node)
-{
-	const ChashNodeSpec *n = &ring->spec.nodes[node];
-
-	return cstring_to_text_with_len(n->name, n->name_len);
-}
-
 /* chash_lookup(ring, key): the node that owns the key */
 static pg_attribute_always_inline Datum
 lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
@@ -296,7 +287,7 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 		if (!seen[owner])
 		{
 			seen[owner] = true;
-			nodes[found++] = PointerGetDatum(node_text(ring, owner));
+			nodes[found++] = PointerGetDatum(chash_node_text(ring, owner));
 		}
 		if (++at == ring->npoints)
 			at = 0;
@@ -430,7 +421,7 @@ chash_points(PG_FUNCTION_ARGS)
 		spec->algorithm->point_label(spec, points[j].node, points[j].vnode,
 									 &label);
 		values[0] = Int64GetDatum(chash_position_to_int64(points[j].position));
-		values[1] = PointerGetDatum(node_text(ring, points[j].node));
+		values[1] = PointerGetDatum(chash_node_text(ring, points[j].node));
 		values[2] = PointerGetDatum(cstring_to_text_with_len(label.data,
 															 label.len));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -456,7 +447,7 @@ chash_ring_node_points(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
-		values[0] = PointerGetDatum(node_text(ring, k));
+		values[0] = PointerGetDatum(chash_node_text(ring, k));
 		values[1] = Int32GetDatum((int32) ring->node_points[k]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

@@ -119,17 +119,6 @@ typedef struct RangeOutput
 	uint32		pending_to;
 } RangeOutput;
 
-static int
-node_name_cmp(const ChashNodeSpec *a, const ChashNodeSpec *b)
-{
-	int			cmp = memcmp(a->name_utf8, b->name_utf8,
-							 Min(a->name_utf8_len, b->name_utf8_len));
-
-	if (cmp != 0)
-		return cmp;
-	return a->name_utf8_len - b->name_utf8_len;
-}
-
 /* The index in spec of the node named as n, or -1 (nodes are sorted by name) */
 static int32
 find_node(const ChashRingSpec *spec, const ChashNodeSpec *n)
@@ -140,7 +129,7 @@ find_node(const ChashRingSpec *spec, const ChashNodeSpec *n)
 	while (lo <= hi)
 	{
 		int32		mid = lo + (hi - lo) / 2;
-		int			cmp = node_name_cmp(&spec->nodes[mid], n);
+		int			cmp = chash_node_spec_cmp(&spec->nodes[mid], n);
 
 		if (cmp == 0)
 			return mid;
@@ -150,14 +139,6 @@ find_node(const ChashRingSpec *spec, const ChashNodeSpec *n)
 			hi = mid - 1;
 	}
 	return -1;
-}
-
-static Datum
-node_name_datum(const ChashRing *ring, uint32 node)
-{
-	const ChashNodeSpec *n = &ring->spec.nodes[node];
-
-	return PointerGetDatum(cstring_to_text_with_len(n->name, n->name_len));
 }
 
 static void
@@ -170,8 +151,8 @@ flush_range(RangeOutput *out)
 		return;
 	values[0] = Int64GetDatum(out->pending_lo);
 	values[1] = Int64GetDatum(out->pending_hi);
-	values[2] = node_name_datum(out->rings.from, out->pending_from);
-	values[3] = node_name_datum(out->rings.to, out->pending_to);
+	values[2] = PointerGetDatum(chash_node_text(out->rings.from, out->pending_from));
+	values[3] = PointerGetDatum(chash_node_text(out->rings.to, out->pending_to));
 	values[4] = Float8GetDatum(((double) (uint64) (out->pending_hi - out->pending_lo) + 1.0) /
 							   out->space);
 	tuplestore_putvalues(out->rsinfo->setResult, out->rsinfo->setDesc,

@@ -31,14 +31,6 @@ report_ring(FunctionCallInfo fcinfo)
 								GetActiveSnapshot(), &generation);
 }
 
-static Datum
-node_name_datum(const ChashRing *ring, uint32 node)
-{
-	const ChashNodeSpec *n = &ring->spec.nodes[node];
-
-	return PointerGetDatum(cstring_to_text_with_len(n->name, n->name_len));
-}
-
 /*
  * chash.ring_ownership(ring, replicas): for every node, its points, the
  * fraction of the hash space whose keys it holds when each key is stored
@@ -71,7 +63,7 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
 
-		values[0] = node_name_datum(ring, k);
+		values[0] = PointerGetDatum(chash_node_text(ring, k));
 		values[1] = Int32GetDatum((int32) ring->node_points[k]);
 		values[2] = Float8GetDatum(owned[k]);
 		values[3] = Float8GetDatum(expected[k]);
@@ -98,7 +90,7 @@ put_arc(ReturnSetInfo *rsinfo, const ChashRing *ring, double start,
 
 	values[0] = Float8GetDatum(start);
 	values[1] = Float8GetDatum(stop);
-	values[2] = node_name_datum(ring, owner);
+	values[2] = PointerGetDatum(chash_node_text(ring, owner));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
