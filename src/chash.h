@@ -93,6 +93,15 @@ chash_format_int64(int64 value, char *buf)
 #endif
 }
 
+/* Whether the server encoding's text is hashed as it is (see below) */
+static inline bool
+chash_utf8_as_is(void)
+{
+	int			encoding = GetDatabaseEncoding();
+
+	return encoding == PG_UTF8 || encoding == PG_SQL_ASCII;
+}
+
 /*
  * Text in the server encoding as the bytes chash hashes: its UTF-8, or the
  * text itself where no conversion applies (UTF-8 and SQL_ASCII databases;
@@ -101,10 +110,9 @@ chash_format_int64(int64 value, char *buf)
 static inline const char *
 chash_text_bytes(const char *s, int len, int *outlen)
 {
-	int			encoding = GetDatabaseEncoding();
 	char	   *u;
 
-	if (likely(encoding == PG_UTF8 || encoding == PG_SQL_ASCII))
+	if (likely(chash_utf8_as_is()))
 	{
 		*outlen = len;
 		return s;
@@ -256,6 +264,8 @@ typedef struct ChashRing
 	uint32	   *bucket;
 	uint32		nbuckets;
 	int			bucket_shift;
+	int			frac_shift;		/* (position << frac_shift) >> 48: the 16
+								 * bits below the bucket's, how far into it */
 	uint64		max_position;	/* the hash space's largest position */
 } ChashRing;
 
@@ -289,6 +299,53 @@ chash_ring_owner(const ChashRing *ring, uint32 i)
 
 extern void chash_ring_prepare_spec(ChashRingSpec *spec);
 
+/*
+ * A lookup counts the points below the key in a window of fixed size,
+ * without branches: a branch per point mispredicts about once a lookup.
+ * Positions are padded with CHASH_BUCKET_WINDOW maximal values, so that a
+ * window may run past the last point.  On the 16,000-point ring of the
+ * benchmark, 1M lookups took 88 ms with a scan that stopped at the owner
+ * and 66 ms with the window of 8.
+ */
+#define CHASH_SMALL_BUCKET 8
+#define CHASH_BUCKET_WINDOW 16
+
+extern uint32 chash_ring_find_large(const ChashRing *ring, uint64 position,
+									uint32 lo, uint32 hi);
+
+/*
+ * The index of the point that owns position: the first point at or after it
+ * (strictly after it, for rings that say so), wrapping to the first point.
+ * The ring must have points.  The owner is in position's bucket or is the
+ * first point after it (bucket[b + 1]): a bucket of 8 points or fewer is
+ * counted whole, past its end if need be (later points lie above position).
+ */
+static inline uint32
+chash_ring_find(const ChashRing *ring, uint64 position)
+{
+	const uint64 *positions = ring->positions;
+	uint32		b;
+	uint32		lo;
+	uint32		hi;
+	uint32		at;
+
+	if (unlikely(ring->spec.strictly_after))
+	{
+		if (position >= ring->max_position)
+			return 0;
+		position++;
+	}
+	b = (uint32) (position >> ring->bucket_shift);
+	lo = ring->bucket[b];
+	hi = ring->bucket[b + 1];
+	if (unlikely(hi - lo > CHASH_SMALL_BUCKET))
+		return chash_ring_find_large(ring, position, lo, hi);
+	at = lo;
+	for (int j = 0; j < CHASH_SMALL_BUCKET; j++)
+		at += positions[lo + j] < position;
+	return at == ring->npoints ? 0 : at;
+}
+
 /* How much of the hash space each node owns (ownership.c) */
 extern void chash_ring_ownership(const ChashRing *ring, int replicas,
 								 double *owned);
@@ -308,7 +365,6 @@ extern ChashPoint *chash_ring_build_points(const ChashRingSpec *spec,
 										   uint32 *npoints);
 extern ChashRing *chash_ring_build(const ChashRingSpec *spec,
 								   MemoryContext parent);
-extern uint32 chash_ring_find(const ChashRing *ring, uint64 position);
 
 /* Catalog access (catalog.c) */
 extern ChashRingSpec *chash_catalog_read_ring(const char *ring, bool latest);

@@ -6,7 +6,8 @@
  *
  * The per-call path touches no catalog: the first call of a statement
  * resolves the ring through the cache and keeps it in fn_extra with its
- * generation; later calls only compare the generation and the ring name.
+ * generation; later calls only compare the generation, the snapshot and
+ * (unless it is a constant) the ring name.
  *
  *-------------------------------------------------------------------------
  */
@@ -14,6 +15,7 @@
 
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
+#include "nodes/primnodes.h"
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -34,6 +36,8 @@ typedef struct RingCallCache
 	uint64		generation;		/* 0 until a ring is resolved */
 	const ChashRing *ring;
 	ChashSnapshotId snapshot;
+	bool		name_const;		/* the ring argument is a constant */
+	bool		utf8_as_is;		/* the server encoding's text is hashed as is */
 	int			name_len;
 	char		name[NAMEDATALEN];
 
@@ -47,6 +51,22 @@ typedef struct RingCallCache
 	uint64		texts_generation;
 	text	  **texts;
 } RingCallCache;
+
+/*
+ * Whether the ring argument is a constant of the expression, the same in
+ * every call through this FmgrInfo.  Not get_fn_expr_arg_stable(): a
+ * PL/pgSQL variable is an external Param, and PL/pgSQL evaluates a simple
+ * expression again with new values through the same FmgrInfo.
+ */
+static bool
+ring_arg_is_const(FmgrInfo *flinfo)
+{
+	Node	   *expr = flinfo->fn_expr;
+
+	return expr != NULL && IsA(expr, FuncExpr) &&
+		((FuncExpr *) expr)->args != NIL &&
+		IsA(linitial(((FuncExpr *) expr)->args), Const);
+}
 
 static pg_noinline const ChashRing *
 call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
@@ -80,6 +100,8 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 	cc->generation = 0;
 	cc->ring = chash_cache_get_ring(name, len, snap, &cc->generation);
 	cc->snapshot = now;
+	cc->name_const = ring_arg_is_const(fcinfo->flinfo);
+	cc->utf8_as_is = chash_utf8_as_is();
 	cc->name_len = len;
 	memcpy(cc->name, name, len);
 	if (pushed)
@@ -93,29 +115,34 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 
 /*
  * The ring named by argument 0, as the active snapshot sees it.  The fast
- * path checks the cache generation, the name and the snapshot.
+ * path checks the cache generation, the name (unless the argument is a
+ * constant of the query) and the snapshot.
  */
 static inline const ChashRing *
 call_ring(FunctionCallInfo fcinfo)
 {
 	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
-	text	   *arg = PG_GETARG_TEXT_PP(0);
-	const char *name = VARDATA_ANY(arg);
-	int			len = VARSIZE_ANY_EXHDR(arg);
+	text	   *arg;
 
-	if (likely(cc != NULL &&
-			   cc->generation == chash_cache_generation &&
-			   cc->name_len == len &&
-			   memcmp(cc->name, name, len) == 0 &&
+	if (likely(cc != NULL && cc->generation == chash_cache_generation &&
 			   ActiveSnapshotSet()))
 	{
 		ChashSnapshotId now;
 
+		if (unlikely(!cc->name_const))
+		{
+			arg = PG_GETARG_TEXT_PP(0);
+			if (cc->name_len != VARSIZE_ANY_EXHDR(arg) ||
+				memcmp(cc->name, VARDATA_ANY(arg), cc->name_len) != 0)
+				return call_ring_resolve(fcinfo, VARDATA_ANY(arg),
+										 VARSIZE_ANY_EXHDR(arg));
+		}
 		chash_snapshot_id_set(&now, GetActiveSnapshot());
 		if (likely(chash_snapshot_ids_equal(&cc->snapshot, &now)))
 			return cc->ring;
 	}
-	return call_ring_resolve(fcinfo, name, len);
+	arg = PG_GETARG_TEXT_PP(0);
+	return call_ring_resolve(fcinfo, VARDATA_ANY(arg), VARSIZE_ANY_EXHDR(arg));
 }
 
 static pg_noinline void
@@ -169,6 +196,16 @@ typedef enum ChashKeyType
 	CHASH_KEY_UUID				/* its canonical lower-case text */
 } ChashKeyType;
 
+/*
+ * Whether the call's text keys are hashed as they are: the database's
+ * encoding, kept in the call's cache (call_ring has made it)
+ */
+static inline bool
+call_utf8_as_is(FunctionCallInfo fcinfo)
+{
+	return ((RingCallCache *) fcinfo->flinfo->fn_extra)->utf8_as_is;
+}
+
 /* Hash text in the server encoding as chash_text_bytes says */
 static inline uint64
 hash_server_text(const ChashHashFunction *hash, const char *s, int len)
@@ -200,8 +237,8 @@ format_uuid(const pg_uuid_t *uuid, char *buf)
 
 /* The hash of key argument argno, of the given type */
 static pg_attribute_always_inline uint64
-hash_key_arg(const ChashHashFunction *hash, FunctionCallInfo fcinfo,
-			 int argno, ChashKeyType type)
+hash_key_arg(const ChashHashFunction *hash, bool utf8_as_is,
+			 FunctionCallInfo fcinfo, int argno, ChashKeyType type)
 {
 	char		buf[MAXINT8LEN + 1 + 2 * UUID_LEN];
 	int			len;
@@ -212,6 +249,9 @@ hash_key_arg(const ChashHashFunction *hash, FunctionCallInfo fcinfo,
 			{
 				text	   *t = PG_GETARG_TEXT_PP(argno);
 
+				if (likely(utf8_as_is))
+					return hash->fn((const unsigned char *) VARDATA_ANY(t),
+									VARSIZE_ANY_EXHDR(t));
 				return hash_server_text(hash, VARDATA_ANY(t),
 										VARSIZE_ANY_EXHDR(t));
 			}
@@ -246,7 +286,8 @@ lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 
 	if (unlikely(ring->npoints == 0))
 		error_no_active_nodes(ring);
-	position = hash_key_arg(ring->spec.key_hash, fcinfo, 1, type);
+	position = hash_key_arg(ring->spec.key_hash, call_utf8_as_is(fcinfo),
+							fcinfo, 1, type);
 	PG_RETURN_TEXT_P(call_node_text(fcinfo, ring,
 									chash_ring_owner(ring, chash_ring_find(ring, position))));
 }
@@ -276,7 +317,8 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 						ring->nactive),
 				 errdetail("n is %d.", n)));
 
-	position = hash_key_arg(ring->spec.key_hash, fcinfo, 1, type);
+	position = hash_key_arg(ring->spec.key_hash, call_utf8_as_is(fcinfo),
+							fcinfo, 1, type);
 	at = chash_ring_find(ring, position);
 	seen = palloc0(sizeof(bool) * ring->spec.nnodes);
 	nodes = palloc(sizeof(Datum) * n);
@@ -308,6 +350,7 @@ position_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	const ChashRing *ring = call_ring(fcinfo);
 
 	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(ring->spec.key_hash,
+														 call_utf8_as_is(fcinfo),
 														 fcinfo, 1, type)));
 }
 
@@ -378,6 +421,7 @@ Datum
 chash_hash_text(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo),
+														 chash_utf8_as_is(),
 														 fcinfo, 1,
 														 CHASH_KEY_TEXT)));
 }
@@ -388,6 +432,7 @@ Datum
 chash_hash_bytea(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo),
+														 chash_utf8_as_is(),
 														 fcinfo, 1,
 														 CHASH_KEY_BYTEA)));
 }

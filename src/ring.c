@@ -10,6 +10,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -236,34 +238,59 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 }
 
 /*
- * The bucket index of a built ring.  A binary search over millions of
- * points is some 22 steps that miss the cache; with a bucket entry first,
- * a lookup searches only the points of one bucket: about four in rings of
- * up to 256k points, a binary search of six steps in a ring of 4M (see
- * README's benchmark).
+ * An array of a built ring.  Big ones ask for transparent huge pages
+ * (where the kernel gives them on request): a lookup on a ring of millions
+ * of points touches a random place of it, and with 4 kB pages that is a
+ * TLB miss on top of the cache miss.  Measured on a 4,194,304-point ring
+ * (bench figure 2): 488 ms for 1M lookups without, 372 ms with.
+ */
+#define RING_HUGE_PAGE_SIZE (2 * 1024 * 1024)
+
+static void *
+alloc_ring_array(MemoryContext cxt, Size size)
+{
+	char	   *p = MemoryContextAllocHuge(cxt, size);
+
+#ifdef MADV_HUGEPAGE
+	{
+		uintptr_t	start = TYPEALIGN(RING_HUGE_PAGE_SIZE, (uintptr_t) p);
+		uintptr_t	end = TYPEALIGN_DOWN(RING_HUGE_PAGE_SIZE, (uintptr_t) p + size);
+
+		/* only whole huge pages inside the array; advice only */
+		if (end > start)
+			(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+	}
+#endif
+	return p;
+}
+
+/*
+ * The bucket index of a built ring: 2 to 4 points a bucket on average,
+ * but at most 2^16 buckets (256 kB, which stay in the CPU's cache).  Rings
+ * of more than 256k points have bigger buckets, which chash_ring_find
+ * enters by interpolation.  Measured on the 4,194,304-point ring (1M
+ * lookups): 2^16 buckets 264 ms, 2^18 330 ms, 2^20 (four points a bucket,
+ * a 4 MB index that misses the cache) 404 ms.
  */
 static void
 build_buckets(ChashRing *ring, MemoryContext ringcxt)
 {
 	int			bits = ring->spec.key_hash->bits;
-	int			nbits = 0;
+	int			nbits = 1;
 	uint32		j = 0;
 
-	/*
-	 * About four points a bucket, but at most 2^16 buckets (256 kB, which
-	 * stay in the CPU's cache; bigger rings search a few more points)
-	 */
 	while (nbits < bits && nbits < 16 && (UINT64CONST(4) << nbits) < ring->npoints)
 		nbits++;
 	ring->nbuckets = (uint32) 1 << nbits;
 	ring->bucket_shift = bits - nbits;
+	ring->frac_shift = 64 - bits + nbits;
 	ring->max_position = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
-	ring->bucket = MemoryContextAllocHuge(ringcxt,
-										  sizeof(uint32) * (ring->nbuckets + 1));
+	ring->bucket = alloc_ring_array(ringcxt,
+									sizeof(uint32) * (ring->nbuckets + 1));
 	for (uint32 b = 0; b < ring->nbuckets; b++)
 	{
 		/* the first point at or after the bucket's first position */
-		uint64		start = nbits == 0 ? 0 : (uint64) b << ring->bucket_shift;
+		uint64		start = (uint64) b << ring->bucket_shift;
 
 		while (j < ring->npoints && ring->positions[j] < start)
 			j++;
@@ -300,14 +327,17 @@ chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
 	points = chash_ring_build_points(spec, &npoints);
 
 	ring->npoints = npoints;
-	ring->positions = MemoryContextAllocHuge(ringcxt,
-											 sizeof(uint64) * Max(npoints, 1));
+	/* padded, so that a lookup may read a whole window past the end */
+	ring->positions = alloc_ring_array(ringcxt,
+									   sizeof(uint64) * (npoints + CHASH_BUCKET_WINDOW));
+	for (int k = 0; k < CHASH_BUCKET_WINDOW; k++)
+		ring->positions[npoints + k] = PG_UINT64_MAX;
 	if (spec->nnodes <= PG_UINT16_MAX + 1)
-		ring->owners16 = MemoryContextAllocHuge(ringcxt,
-												sizeof(uint16) * Max(npoints, 1));
+		ring->owners16 = alloc_ring_array(ringcxt,
+										  sizeof(uint16) * Max(npoints, 1));
 	else
-		ring->owners32 = MemoryContextAllocHuge(ringcxt,
-												sizeof(uint32) * Max(npoints, 1));
+		ring->owners32 = alloc_ring_array(ringcxt,
+										  sizeof(uint32) * Max(npoints, 1));
 	ring->node_points = MemoryContextAllocZero(ringcxt,
 											   sizeof(uint32) * Max(spec->nnodes, 1));
 	for (uint32 j = 0; j < npoints; j++)
@@ -331,50 +361,52 @@ chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
 }
 
 /*
- * The index of the point that owns position: the first point at or after it
- * (strictly after it, for rings that say so), wrapping to the first point.
- * The ring must have points.
+ * chash_ring_find in a bucket of more than CHASH_SMALL_BUCKET points, lo to
+ * hi: the owner is at lo to hi (hi: the first point of a later bucket).
+ * Positions are uniform, so the key's place in the bucket is about as far
+ * into the points as the key is into the bucket's range: count a window of
+ * CHASH_BUCKET_WINDOW points around that guess, one cache miss in a big
+ * ring.  Where the owner may lie outside the window (a few percent of keys
+ * in a 4M-point ring), a binary search over the bucket.  Windows of 8, 16
+ * and 32 points took 302, 264 and 289 ms for 1M lookups there.
  */
 uint32
-chash_ring_find(const ChashRing *ring, uint64 position)
+chash_ring_find_large(const ChashRing *ring, uint64 position,
+					  uint32 lo, uint32 hi)
 {
 	const uint64 *positions = ring->positions;
-	uint32		lo = 0;
-	uint32		hi = ring->npoints;
+	uint32		w = lo;
+	uint32		cnt = 0;
 
-	Assert(ring->npoints > 0);
-	if (ring->spec.strictly_after)
+	if (hi - lo > CHASH_BUCKET_WINDOW)
 	{
-		if (position >= ring->max_position)
-			return 0;
-		position++;
+		uint32		frac = (uint32) ((position << ring->frac_shift) >> 48);
+		uint32		g = lo + (uint32) (((uint64) frac * (hi - lo)) >> 16);
+
+		/* a window past hi is right too: points from hi on lie above */
+		if (g - lo > CHASH_BUCKET_WINDOW / 2)
+			w = g - CHASH_BUCKET_WINDOW / 2;
 	}
-	if (ring->nbuckets > 1)
+	/* the owner's cache line, fetched alongside the window's */
+	if (ring->owners16)
+		__builtin_prefetch(&ring->owners16[w + CHASH_BUCKET_WINDOW / 2]);
+	for (int j = 0; j < CHASH_BUCKET_WINDOW; j++)
+		cnt += positions[w + j] < position;
+	/* the owner is in the window if points fall below and above the key */
+	if (likely((cnt > 0 || w == lo) &&
+			   (cnt < CHASH_BUCKET_WINDOW || w + CHASH_BUCKET_WINDOW >= hi)))
+		lo = w + cnt;
+	else
 	{
-		uint32		b = (uint32) (position >> ring->bucket_shift);
-
-		/*
-		 * The points of the bucket, then the first of the next ones: a
-		 * bucket holds four points or fewer on average, fewer steps than a
-		 * binary search takes to pay for its mispredicted branches
-		 */
-		lo = ring->bucket[b];
-		hi = ring->bucket[b + 1];
-		if (hi - lo <= 8)
+		while (lo < hi)
 		{
-			while (lo < hi && positions[lo] < position)
-				lo++;
-			return lo == ring->npoints ? 0 : lo;
-		}
-	}
-	while (lo < hi)
-	{
-		uint32		mid = lo + (hi - lo) / 2;
+			uint32		mid = lo + (hi - lo) / 2;
 
-		if (positions[mid] < position)
-			lo = mid + 1;
-		else
-			hi = mid;
+			if (positions[mid] < position)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
 	}
 	return lo == ring->npoints ? 0 : lo;
 }

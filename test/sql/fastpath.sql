@@ -1,10 +1,11 @@
 --
 -- The lookup's fast path (an index over the top bits of positions, then a
--- short scan or a binary search) against a straightforward reference: the
+-- branch-free count of a window of points, entered by interpolation in big
+-- buckets, or a binary search) against a straightforward reference: the
 -- first point at or after the key's position in chash_points' order, read
 -- as unsigned, wrapping to the first point.  Rings of many sizes (one
--- bucket to thousands), 32- and 64-bit hashes, rings whose keys belong to
--- the point after them, and keys exactly on points.
+-- bucket to 32 points a bucket), 32- and 64-bit hashes, rings whose keys
+-- belong to the point after them, and keys exactly on points.
 --
 SELECT setseed(0.42);
 
@@ -40,7 +41,7 @@ INSERT INTO chash.node_config (ring, node) SELECT 'wide', 'w' || i FROM generate
 -- random keys, and keys whose position is exactly a point (a vnode's name
 -- hashed by the same function)
 CREATE TABLE keys AS
-	SELECT r.ring, md5(random()::text) AS k FROM rings r, generate_series(1, 1000)
+	SELECT r.ring, md5(random()::text) AS k FROM rings r, generate_series(1, 5000)
 	UNION ALL
 	SELECT r.ring, CASE WHEN r.algorithm = 'ketama' THEN regexp_replace(p.vnode, '\[0\]$', '') ELSE p.vnode END
 	FROM rings r, chash_points(r.ring) p
@@ -72,3 +73,84 @@ DROP TABLE pts, expected;
 DROP TABLE keys, rings;
 DROP FUNCTION unsigned(bigint, integer);
 SELECT count(chash_ring_drop(ring)) FROM chash.ring_config;
+
+--
+-- Rings of 2,097,152 points: 32 points a bucket, which a lookup enters by
+-- interpolation and a window, with a binary search where the window misses
+-- (a few keys in a hundred).  The 32-bit ring has points at equal
+-- positions.  The ring is named by a constant here, by a column above.
+-- The reference flips the sign bit of 64-bit positions, which maps their
+-- unsigned order onto bigint's.
+--
+SELECT chash_ring_create('huge64', vnodes => 1048576);
+SELECT chash_ring_create('huge32', vnodes => 1048576, hash => 'murmur3_32');
+SELECT count(chash_node_add(r, n)) FROM unnest(ARRAY['huge64', 'huge32']) r, unnest(ARRAY['a', 'b']) n;
+CREATE TABLE pts AS
+	SELECT 'huge64' AS ring, p.ordinality AS ord, p.point # (-9223372036854775808)::bigint AS u, p.node
+	FROM chash_points('huge64') WITH ORDINALITY p
+	UNION ALL
+	SELECT 'huge32', p.ordinality, p.point, p.node
+	FROM chash_points('huge32') WITH ORDINALITY p;
+CREATE INDEX ON pts (ring, u, ord);
+ANALYZE pts;
+SELECT ring, count(*) AS points, count(*) - count(DISTINCT u) AS on_shared_positions
+FROM pts GROUP BY ring ORDER BY ring;
+-- random keys, and the names of every 100th virtual node (on a point)
+CREATE TABLE keys AS
+	SELECT r AS ring, md5(random()::text) AS k
+	FROM unnest(ARRAY['huge64', 'huge32']) r, generate_series(1, 20000)
+	UNION ALL
+	SELECT r, n || '#' || i
+	FROM unnest(ARRAY['huge64', 'huge32']) r, unnest(ARRAY['a', 'b']) n,
+		 generate_series(0, 1048575, 100) i;
+CREATE TABLE expected AS
+	SELECT k.ring, k.k,
+		   coalesce((SELECT p.node FROM pts p WHERE p.ring = k.ring AND p.u >= k.u
+					 ORDER BY p.u, p.ord LIMIT 1),
+					(SELECT p.node FROM pts p WHERE p.ring = k.ring ORDER BY p.u, p.ord LIMIT 1)) AS node
+	FROM (SELECT ring, k,
+				 CASE ring WHEN 'huge64' THEN chash_position(ring, k) # (-9223372036854775808)::bigint
+				 ELSE chash_position(ring, k) END AS u
+		  FROM keys) k;
+SELECT 'huge64' AS ring, count(*) AS keys,
+	   count(*) FILTER (WHERE chash_lookup('huge64', k) = node) AS agree
+FROM expected WHERE ring = 'huge64'
+UNION ALL
+SELECT 'huge32', count(*),
+	   count(*) FILTER (WHERE chash_lookup('huge32', k) = node)
+FROM expected WHERE ring = 'huge32';
+DROP TABLE pts, keys, expected;
+SELECT chash_ring_drop('huge64'), chash_ring_drop('huge32');
+
+--
+-- The ring a call resolved is kept for the next calls through the same
+-- function call site.  A ring named by a constant is not compared again;
+-- one named by anything else is, even where the expression is evaluated
+-- again with new values (PL/pgSQL variables, SQL function arguments,
+-- prepared statement parameters, columns).
+--
+SELECT chash_ring_create('pa'), chash_node_add('pa', 'A');
+SELECT chash_ring_create('pb'), chash_node_add('pb', 'B');
+DO $$
+DECLARE
+	r text;
+	res text := '';
+BEGIN
+	FOREACH r IN ARRAY ARRAY['pa', 'pb', 'pb', 'pa', 'pb'] LOOP
+		res := res || chash_lookup(r, 'k') || chash_lookup('pa', 'k');
+	END LOOP;
+	RAISE NOTICE 'PL/pgSQL variable, then constant: %', res;
+END
+$$;
+CREATE FUNCTION route(r text, k text) RETURNS text
+	LANGUAGE sql AS $$ SELECT chash_lookup(r, k) $$;
+SELECT string_agg(route(r, 'k'), '' ORDER BY o) AS sql_function
+FROM unnest(ARRAY['pa', 'pb', 'pa']) WITH ORDINALITY u(r, o);
+PREPARE routed(text) AS SELECT chash_lookup($1, 'k');
+EXECUTE routed('pa');
+EXECUTE routed('pb');
+DEALLOCATE routed;
+SELECT string_agg(chash_lookup(r, 'k'), '' ORDER BY o) AS column
+FROM unnest(ARRAY['pa', 'pb', 'pa']) WITH ORDINALITY u(r, o);
+DROP FUNCTION route(text, text);
+SELECT chash_ring_drop('pa'), chash_ring_drop('pb');
