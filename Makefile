@@ -18,7 +18,7 @@ DATA = $(wildcard sql/chash--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 # ketama reproduces clients' single-precision arithmetic: no fused multiply-adds
 PG_CFLAGS = -ffp-contract=off
-SHLIB_LINK = -lz
+SHLIB_LINK = -lz -lnettle
 
 REGRESS = hash_functions api ring_admin lookup fastpath ketama planning reporting transactions errors privileges search_path upgrade
 REGRESS_OPTS = --inputdir=test --load-extension=chash

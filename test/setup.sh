@@ -9,7 +9,7 @@ PG_MAJOR=${PG_MAJOR:-15}
 packages=(
 	make gcc
 	"postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR"
-	libxxhash-dev zlib1g-dev
+	libxxhash-dev zlib1g-dev nettle-dev
 	# the real clients the compatibility suite (test/scripts/compat.sh)
 	# checks chash against
 	libmemcached-dev python3-uhashring memcached nutcracker
