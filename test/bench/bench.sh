@@ -21,7 +21,8 @@
 # jit = off, so that LLVM's compile time does not blur the functions'
 # own cost.  Key tables are prewarmed into shared buffers (pg_prewarm).
 # Figure 4 uses fresh backends (new connections), figure 8 a C program,
-# test/bench/ketama_bench.c, built here against libmemcached.
+# test/bench/ketama_bench.c, built here against libmemcached, and figure 9
+# chash's own ring code in a program (test/bench/core_bench.c) against it.
 #
 # Environment:
 #   CHASH_BENCH_RUNS      timed runs of each query (default 5)
@@ -295,23 +296,57 @@ INSERT INTO bench.results VALUES
 	'The first call of figure 6 in a new connection: one run, both rings built by it.');
 SQL
 
-# --- figure 8, C side: libmemcached --------------------------------------------
-ketama_ok=
+# --- figures 8 and 9, C side: libmemcached, and chash's core outside the server
+# Figure 9 links chash's pure ring code (the objects test/install.sh built)
+# with test/bench/core_stubs.c and PostgreSQL's frontend libraries.
+best_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }'; }
+ketama_ok= core_ok=
+pkglibdir=$("${PG_CONFIG:-pg_config}" --pkglibdir)
+libdir=$("${PG_CONFIG:-pg_config}" --libdir)
+pgcommon=
+for d in "$pkglibdir" "$libdir"; do
+	[ -f "$d/libpgcommon.a" ] && [ -f "$d/libpgport.a" ] && { pgcommon=$d; break; }
+done
 if [ -f /usr/include/libmemcached/memcached.h ] && command -v gcc >/dev/null &&
 	gcc -O2 -Wall -o "$work/ketama_bench" "$root/test/bench/ketama_bench.c" -lmemcached; then
-	progress "figure 8: libmemcached's memcached_generate_hash over 1,000,000 keys"
-	"$work/ketama_bench" 100 1000000 "$runs" "$work/routes.tsv" >"$work/ketama.out"
-	c_ns=$(sed -n 's/^best_ns_per_key=//p' "$work/ketama.out")
+	ketama_ok=1
+	if [ -n "$pgcommon" ] &&
+		gcc -O2 -Wall -I"$("${PG_CONFIG:-pg_config}" --includedir-server)" -I"$root/src" \
+			-o "$work/core_bench" "$root/test/bench/core_bench.c" "$root/test/bench/core_stubs.c" \
+			"$root"/src/{ring,algorithm,algo_ring,algo_ketama,hash,hash_twemproxy,template}.o \
+			"$pgcommon/libpgcommon.a" "$pgcommon/libpgport.a" -lz -lnettle -lm; then
+		core_ok=1
+	else
+		progress "figure 9: chash's core does not build outside the server (libpgcommon.a?): skipped"
+	fi
+	# three rounds, libmemcached then chash, each of $runs passes; the best
+	progress "figures 8, 9: libmemcached's memcached_generate_hash and chash's core over 1,000,000 keys, 3 rounds"
+	c_ns= core_ns=
+	for _ in 1 2 3; do
+		"$work/ketama_bench" 100 1000000 "$runs" "$work/routes.tsv" >"$work/ketama.out"
+		c_ns=$(best_of "$c_ns" "$(sed -n 's/^best_ns_per_key=//p' "$work/ketama.out")")
+		if [ -n "$core_ok" ]; then
+			"$work/core_bench" 100 1000000 "$runs" "$work/core_routes.tsv" >"$work/core.out"
+			core_ns=$(best_of "$core_ns" "$(sed -n 's/^best_ns_per_key=//p' "$work/core.out")")
+		fi
+	done
 	c_points=$(sed -n 's/^points=//p' "$work/ketama.out")
 	pq -c "CREATE TABLE bench.lm (key text, server text)" -c "\\copy bench.lm FROM pstdin" <"$work/routes.tsv"
-	ketama_ok=1
+	if [ -n "$core_ok" ]; then
+		core_points=$(sed -n 's/^points=//p' "$work/core.out")
+		core_differ=$(paste "$work/routes.tsv" "$work/core_routes.tsv" |
+			awk -F'\t' '$1 != $3 || $2 != $4 { n++ } END { print n + 0 }')
+		core_keys=$(wc -l <"$work/core_routes.tsv")
+	fi
 else
-	progress "figure 8: libmemcached-dev or gcc missing, or ketama_bench.c does not build: skipped"
+	progress "figures 8, 9: libmemcached-dev or gcc missing, or ketama_bench.c does not build: skipped"
 fi
 
-# --- figures 1, 2, 3, 5, 6, 7, 8 in one session -------------------------------
+# --- figures 1, 2, 3, 5, 6, 7, 8, 9 in one session ----------------------------
 pq -v runs="$runs" -v big_rows="$big_rows" -v ketama="${ketama_ok:-0}" \
-	-v c_ns="${c_ns:-0}" -v c_points="${c_points:-0}" <<'SQL'
+	-v c_ns="${c_ns:-0}" -v c_points="${c_points:-0}" -v core="${core_ok:-0}" \
+	-v core_ns="${core_ns:-0}" -v core_points="${core_points:-0}" \
+	-v core_differ="${core_differ:-0}" -v core_keys="${core_keys:-0}" <<'SQL'
 SET jit = off;
 SET max_parallel_workers_per_gather = 0;
 
@@ -426,6 +461,22 @@ FROM bench.lm;
 \else
 INSERT INTO bench.results VALUES
 (8, '8 ketama vs libmemcached', 'skipped', '-', '-', '-', '-', 'Needs gcc and libmemcached-dev.');
+\endif
+
+\if :core
+INSERT INTO bench.results VALUES
+(9, '9 C core outside PostgreSQL: ketama lookup vs libmemcached',
+	bench.num(:core_ns) || ' ns/key', bench.num(:c_ns) || ' ns/key', bench.num(:core_ns / :c_ns, 2),
+	'chash/peer <= 1', bench.yn(:core_ns <= :c_ns),
+	format('chash: test/bench/core_bench.c, chash''s ring code (src/ring.c, the algorithm and hash tables) linked into a program of its own, routing the 1,000,000 keys of figure 8 through chash_ring_find on the ring chash builds for k100 (%s points): MD5 of the key (nettle), the bucket index, the owner.  peer: libmemcached''s memcached_generate_hash(), as in figure 8.  Keys prepared in memory; best pass of 3 rounds (libmemcached, then chash) of %s passes each.',
+		   bench.num(:core_points, 0), :runs)),
+(9.1, '9b C core routes as libmemcached',
+	bench.num(:core_differ, 0) || ' differ', 'of ' || bench.num(:core_keys, 0), '-', '0 differ, of 1,000,000',
+	bench.yn(:core_differ = 0 AND :core_keys = 1000000),
+	'Each key''s node from core_bench.c against the server libmemcached picked, line by line.');
+\else
+INSERT INTO bench.results VALUES
+(9, '9 C core outside PostgreSQL', 'skipped', '-', '-', '-', '-', 'Needs gcc, libmemcached-dev and PostgreSQL''s libpgcommon.a and libpgport.a.');
 \endif
 SQL
 

@@ -1,0 +1,184 @@
+/*
+ * core_bench.c
+ *		chash's ketama lookup outside PostgreSQL, timed: the chash side of
+ *		figure 9 of test/bench/bench.sh, whose peer is ketama_bench.c
+ *		(libmemcached's memcached_generate_hash).
+ *
+ *   core_bench NSERVERS NKEYS REPEATS ROUTES
+ *
+ * Builds, with chash's own ring code (src/ring.c and the algorithm and hash
+ * tables, linked in; core_stubs.c stands in for the server), the ring that
+ * chash_ring_create('k', algorithm => 'ketama') gets with nodes 10.0.0.1,
+ * 10.0.0.2, ... of weight 1, added in that order: the servers of
+ * ketama_bench.c.  Then routes the keys "key:1" .. "key:NKEYS" as
+ * chash_lookup does (the key's MD5 hash, then chash_ring_find and the
+ * point's owner), REPEATS timed passes after one untimed pass.  The keys
+ * are made beforehand.  Prints what ketama_bench prints,
+ *
+ *   best_ns_per_key=, median_ns_per_key=, points=, checksum=
+ *
+ * and writes ROUTES: one "key<TAB>node" line per key.
+ */
+#include "postgres.h"
+
+#include <errno.h>
+#include <time.h>
+
+#include "chash.h"
+
+static void
+fail(const char *what, const char *detail)
+{
+	fprintf(stderr, "core_bench: %s%s%s\n", what,
+			detail ? ": " : "", detail ? detail : "");
+	exit(2);
+}
+
+static long
+arg_long(const char *s, long lo, long hi, const char *what)
+{
+	char	   *end;
+	long		v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end != '\0' || v < lo || v > hi)
+		fail(what, s);
+	return v;
+}
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+cmp_node(const void *a, const void *b)
+{
+	return chash_node_spec_cmp((const ChashNodeSpec *) a,
+							   (const ChashNodeSpec *) b);
+}
+
+/* The node that owns a key, as chash_lookup finds it */
+static inline uint32
+route_key(const ChashRing *ring, const char *key, size_t len)
+{
+	uint64		position = ring->spec.key_hash->fn((const unsigned char *) key, len);
+
+	return chash_ring_owner(ring, chash_ring_find(ring, position));
+}
+
+int
+main(int argc, char **argv)
+{
+	ChashRingSpec spec;
+	const ChashRing *ring;
+	long		nservers,
+				nkeys,
+				repeats;
+	char	   *keybuf;
+	size_t	   *keyoff;
+	size_t	   *keylen;
+	uint32	   *route;
+	double	   *pass_ns;
+	size_t		at = 0;
+	uint64		sink = 0;		/* printed, so that no pass is optimized away */
+	FILE	   *f;
+
+	if (argc != 5)
+	{
+		fprintf(stderr, "usage: %s NSERVERS NKEYS REPEATS ROUTES\n", argv[0]);
+		return 2;
+	}
+	nservers = arg_long(argv[1], 1, 65536, "bad NSERVERS");
+	nkeys = arg_long(argv[2], 1, 100000000, "bad NKEYS");
+	repeats = arg_long(argv[3], 1, 1000, "bad REPEATS");
+
+	/* the spec chash_catalog_read_ring would read; nodes in name order */
+	memset(&spec, 0, sizeof(spec));
+	strlcpy(spec.name, "k", sizeof(spec.name));
+	spec.algorithm = chash_algorithm_get("ketama");
+	spec.hash = chash_hash_get(spec.algorithm->default_hash);
+	spec.key_hash = spec.hash;
+	spec.vnodes = 160;
+	spec.vnode_name = spec.algorithm->default_vnode_name;
+	spec.vnode_name_utf8 = spec.vnode_name;
+	spec.vnode_name_utf8_len = strlen(spec.vnode_name);
+	spec.vnode_first = 0;
+	spec.variant = spec.algorithm->default_variant;
+	spec.nnodes = nservers;
+	spec.nodes = palloc0(sizeof(ChashNodeSpec) * nservers);
+	for (long i = 0; i < nservers; i++)
+	{
+		ChashNodeSpec *n = &spec.nodes[i];
+
+		n->name = psprintf("10.0.%ld.%ld", i / 250, i % 250 + 1);
+		n->name_len = strlen(n->name);
+		n->name_utf8 = n->name;
+		n->name_utf8_len = n->name_len;
+		n->weight = 1;
+		n->active = true;
+		n->ordinal = i + 1;
+	}
+	qsort(spec.nodes, nservers, sizeof(ChashNodeSpec), cmp_node);
+	chash_ring_prepare_spec(&spec);
+	ring = chash_ring_build(&spec, NULL);
+
+	keybuf = palloc((size_t) nkeys * 16);
+	keyoff = palloc(sizeof(size_t) * nkeys);
+	keylen = palloc(sizeof(size_t) * nkeys);
+	route = palloc(sizeof(uint32) * nkeys);
+	pass_ns = palloc(sizeof(double) * repeats);
+	for (long i = 0; i < nkeys; i++)
+	{
+		int			n = sprintf(keybuf + at, "key:%ld", i + 1);
+
+		keyoff[i] = at;
+		keylen[i] = (size_t) n;
+		at += (size_t) n;
+	}
+
+	/* untimed pass, which records the routes */
+	for (long i = 0; i < nkeys; i++)
+		route[i] = route_key(ring, keybuf + keyoff[i], keylen[i]);
+
+	for (long r = 0; r < repeats; r++)
+	{
+		double		start = now_ns();
+		uint64		acc = 0;
+
+		for (long i = 0; i < nkeys; i++)
+			acc += route_key(ring, keybuf + keyoff[i], keylen[i]);
+		pass_ns[r] = now_ns() - start;
+		sink += acc;
+	}
+	qsort(pass_ns, repeats, sizeof(double), cmp_double);
+	printf("best_ns_per_key=%.2f\n", pass_ns[0] / nkeys);
+	printf("median_ns_per_key=%.2f\n", pass_ns[repeats / 2] / nkeys);
+	printf("points=%u\n", ring->npoints);
+	printf("checksum=%llu\n", (unsigned long long) sink);
+
+	if ((f = fopen(argv[4], "w")) == NULL)
+		fail(argv[4], strerror(errno));
+	for (long i = 0; i < nkeys; i++)
+	{
+		fwrite(keybuf + keyoff[i], 1, keylen[i], f);
+		fprintf(f, "\t%s\n", spec.nodes[route[i]].name);
+	}
+	if (fclose(f) != 0)
+		fail("write error", argv[4]);
+	return 0;
+}

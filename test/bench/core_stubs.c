@@ -1,0 +1,170 @@
+/*
+ * core_stubs.c
+ *		The few server functions that chash's ring code calls, for
+ *		core_bench.c, which runs that code outside PostgreSQL.
+ *
+ * The ring code (src/ring.c, algorithm.c, algo_*.c, hash*.c, template.c)
+ * is pure: it allocates with palloc and reports errors with ereport, and
+ * nothing else of the server.  palloc, StringInfo, UTF-8 and sorting come
+ * from PostgreSQL's own frontend libraries (libpgcommon, libpgport); this
+ * file gives the rest: memory contexts as plain malloc (nothing is freed
+ * but what the code frees itself), errors that print and exit, and no
+ * interrupts.
+ */
+#include "postgres.h"
+
+#include <signal.h>
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "chash.h"
+
+MemoryContext CurrentMemoryContext = NULL;
+volatile sig_atomic_t InterruptPending = false;
+
+/* any context will do: every allocation is malloc's */
+static MemoryContextData the_context;
+
+MemoryContext
+AllocSetContextCreateInternal(MemoryContext parent, const char *name,
+							  Size minContextSize, Size initBlockSize,
+							  Size maxBlockSize)
+{
+	return &the_context;
+}
+
+void
+MemoryContextSetIdentifier(MemoryContext context, const char *id)
+{
+}
+
+void *
+MemoryContextAllocHuge(MemoryContext context, Size size)
+{
+	void	   *p = malloc(size);
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "core_bench: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+void *
+MemoryContextAllocZero(MemoryContext context, Size size)
+{
+	void	   *p = MemoryContextAllocHuge(context, size);
+
+	memset(p, 0, size);
+	return p;
+}
+
+void
+ProcessInterrupts(void)
+{
+}
+
+int
+pg_lltoa(int64 value, char *a)
+{
+	return sprintf(a, "%lld", (long long) value);
+}
+
+/* Errors: the message on stderr, then exit */
+bool
+errstart_cold(int elevel, const char *domain)
+{
+	return true;
+}
+
+bool
+errstart(int elevel, const char *domain)
+{
+	return true;
+}
+
+static void
+print_error(const char *what, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "core_bench: %s: ", what);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int
+errmsg(const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	print_error("error", fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+int
+errdetail(const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	print_error("detail", fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+int
+errdetail_internal(const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	print_error("detail", fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+int
+errdetail_plural(const char *fmt_singular, const char *fmt_plural,
+				 unsigned long n,...)
+{
+	va_list		ap;
+
+	va_start(ap, n);
+	print_error("detail", n == 1 ? fmt_singular : fmt_plural, ap);
+	va_end(ap);
+	return 0;
+}
+
+int
+errhint(const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	print_error("hint", fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+int
+errcode(int sqlerrcode)
+{
+	return 0;
+}
+
+void
+errfinish(const char *filename, int lineno, const char *funcname)
+{
+	exit(2);
+}
+
+void
+chash_error_unknown(const char *what, const char *plural, const char *name,
+					int count, const char *(*name_at) (int))
+{
+	fprintf(stderr, "core_bench: unknown %s \"%s\"\n", what, name);
+	exit(2);
+}
