@@ -45,7 +45,7 @@ as_owner "$bindir/initdb" -D "$tmp/data" -U "$pguser" -A trust -E UTF8 \
 	exit 1
 }
 as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w \
-	-o "-c listen_addresses='' -k $tmp -c fsync=off -c max_prepared_transactions=10" \
+	-o "-c listen_addresses='' -k $tmp -c port=5432 -c fsync=off -c max_prepared_transactions=10" \
 	start >/dev/null
 
 export PGHOST=$tmp PGPORT=5432 PGUSER=$pguser PGDATABASE=postgres
