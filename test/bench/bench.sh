@@ -22,7 +22,8 @@
 # own cost.  Key tables are prewarmed into shared buffers (pg_prewarm).
 # Figure 4 uses fresh backends (new connections), figure 8 a C program,
 # test/bench/ketama_bench.c, built here against libmemcached, and figure 9
-# chash's own ring code in a program (test/bench/core_bench.c) against it.
+# chash's own ring code in a program (test/bench/core_bench.c) against it;
+# figure 2b measures the machine's memory latency (test/bench/memlat.c).
 #
 # Environment:
 #   CHASH_BENCH_RUNS      timed runs of each query (default 5)
@@ -342,11 +343,21 @@ else
 	progress "figures 8, 9: libmemcached-dev or gcc missing, or ketama_bench.c does not build: skipped"
 fi
 
+# --- figure 2b: this machine's memory latency ----------------------------------
+memlat_ok=
+if command -v gcc >/dev/null && gcc -O2 -Wall -o "$work/memlat" "$root/test/bench/memlat.c"; then
+	progress "figure 2b: memory latency, 32 MiB and 125 KiB"
+	read -r _ lat_big _ < <("$work/memlat" 33554432)
+	read -r _ lat_small _ < <("$work/memlat" 128000)
+	memlat_ok=1
+fi
+
 # --- figures 1, 2, 3, 5, 6, 7, 8, 9 in one session ----------------------------
 pq -v runs="$runs" -v big_rows="$big_rows" -v ketama="${ketama_ok:-0}" \
 	-v c_ns="${c_ns:-0}" -v c_points="${c_points:-0}" -v core="${core_ok:-0}" \
 	-v core_ns="${core_ns:-0}" -v core_points="${core_points:-0}" \
-	-v core_differ="${core_differ:-0}" -v core_keys="${core_keys:-0}" <<'SQL'
+	-v core_differ="${core_differ:-0}" -v core_keys="${core_keys:-0}" \
+	-v memlat="${memlat_ok:-0}" -v lat_big="${lat_big:-0}" -v lat_small="${lat_small:-0}" <<'SQL'
 SET jit = off;
 SET max_parallel_workers_per_gather = 0;
 
@@ -366,25 +377,48 @@ SELECT 1.1, '1b (info) the same scan without a function: count(k)',
 FROM bench.best($$SELECT count(k) FROM keys$$, :runs);
 
 \warn 'bench: figure 2: flatness, 4,194,304 points vs 16,000'
+CREATE TEMP TABLE f2 AS
+SELECT * FROM bench.pair($$SELECT count(chash_lookup('r4m', k)) FROM keys$$,
+						 $$SELECT count(chash_lookup('r100', k)) FROM keys$$, :runs);
 INSERT INTO bench.results
 SELECT 2, '2 flatness: 4,194,304-point ring vs 16,000-point ring',
 	   bench.per_key(a_ms, 1000000), bench.per_key(b_ms, 1000000), bench.num(a_ms / b_ms, 2),
 	   'chash/peer <= 1.3', bench.yn(a_ms / b_ms <= 1.3),
 	   'chash: SELECT count(chash_lookup(''r4m'', k)) FROM keys, r4m: 4 nodes x 1,048,576 vnodes; peer: the same on r100.  Both rings built beforehand.'
-FROM bench.pair($$SELECT count(chash_lookup('r4m', k)) FROM keys$$,
-				$$SELECT count(chash_lookup('r100', k)) FROM keys$$, :runs);
+FROM f2;
+\if :memlat
+INSERT INTO bench.results
+SELECT 2.1, '2b (info) the big ring''s extra cost in memory reads',
+	   bench.num((a_ms - b_ms) * 1e6 / 1000000) || ' ns/key more',
+	   bench.num(:lat_big) || ' ns/read', bench.num((a_ms - b_ms) * 1e6 / 1000000 / :lat_big, 2),
+	   '-', '-',
+	   format('chash: figure 2''s two rings, the difference per key; peer: one read at a random place of a 32 MiB array (the 4M ring''s positions) that waits for the read before it, huge pages requested (test/bench/memlat.c; %s ns in 125 KiB, the 16,000-point ring''s positions).  ratio = reads the big ring costs a lookup: its arrays are far larger than the CPU''s caches, so a lookup waits for memory at least once.',
+			  bench.num(:lat_small))
+FROM f2;
+\endif
 
 \warn 'bench: figure 3: plain-SQL ring over a btree vs chash_lookup, 100,000 keys'
+CREATE TEMP TABLE f3 AS
+SELECT p.*, (SELECT ms FROM bench.best($$SELECT count(k) FROM keys100k$$, :runs)) AS scan_ms
+FROM bench.pair($$SELECT count(chash_lookup('r100', k)) FROM keys100k$$,
+				$$SELECT count(coalesce((SELECT node FROM pts WHERE position >= x.h ORDER BY position LIMIT 1),
+									   (SELECT node FROM pts ORDER BY position LIMIT 1)))
+				  FROM (SELECT chash_hash('xxh3_64', k) # (-9223372036854775808)::bigint AS h FROM keys100k) x$$,
+				:runs) p;
 INSERT INTO bench.results
 SELECT 3, '3 chash_lookup vs plain-SQL ring (btree), 100,000 keys',
 	   bench.per_key(a_ms, 100000), bench.per_key(b_ms, 100000), bench.num(b_ms / a_ms, 1),
 	   'peer/chash >= 100', bench.yn(b_ms / a_ms >= 100),
 	   'chash: SELECT count(chash_lookup(''r100'', k)) FROM keys100k; peer: SELECT count(coalesce((SELECT node FROM pts WHERE position >= x.h ORDER BY position LIMIT 1), (SELECT node FROM pts ORDER BY position LIMIT 1))) FROM (SELECT chash_hash(''xxh3_64'', k) # -2^63 AS h FROM keys100k) x, one index probe a key.  pts: r100''s points (chash_points) with a btree on position.  64-bit positions are signed in SQL and the ring is ordered unsigned: flipping the sign bit (# -2^63) of points and keys maps unsigned order onto signed order.  ratio = peer/chash.'
-FROM bench.pair($$SELECT count(chash_lookup('r100', k)) FROM keys100k$$,
-				$$SELECT count(coalesce((SELECT node FROM pts WHERE position >= x.h ORDER BY position LIMIT 1),
-									   (SELECT node FROM pts ORDER BY position LIMIT 1)))
-				  FROM (SELECT chash_hash('xxh3_64', k) # (-9223372036854775808)::bigint AS h FROM keys100k) x$$,
-				:runs);
+FROM f3;
+INSERT INTO bench.results
+SELECT 3.2, '3c the same, routing only: the scan of the keys subtracted',
+	   bench.per_key(a_ms - scan_ms, 100000), bench.per_key(b_ms - scan_ms, 100000),
+	   bench.num((b_ms - scan_ms) / (a_ms - scan_ms), 1),
+	   'peer/chash >= 100', bench.yn((b_ms - scan_ms) / (a_ms - scan_ms) >= 100),
+	   format('Both of figure 3 less SELECT count(k) FROM keys100k (%s ms, best of the same number of runs): what routing a key costs each, without the scan and count they share, which alone bound figure 3''s ratio at %s.',
+			  bench.num(scan_ms), bench.num(b_ms / scan_ms, 0))
+FROM f3;
 INSERT INTO bench.results
 SELECT 3.1, '3b plain-SQL ring routes as chash_lookup',
 	   bench.num(count(*) FILTER (WHERE p IS DISTINCT FROM c), 0) || ' differ', 'of ' || bench.num(count(*), 0), '-',
