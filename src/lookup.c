@@ -118,7 +118,7 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
  * path checks the cache generation, the name (unless the argument is a
  * constant of the query) and the snapshot.
  */
-static inline const ChashRing *
+static pg_attribute_always_inline const ChashRing *
 call_ring(FunctionCallInfo fcinfo)
 {
 	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
