@@ -21,49 +21,10 @@
  */
 #include "postgres.h"
 
-#include <errno.h>
-#include <time.h>
+#define BENCH_PROGRAM "core_bench"
+#include "bench_util.h"
 
 #include "chash.h"
-
-static void
-fail(const char *what, const char *detail)
-{
-	fprintf(stderr, "core_bench: %s%s%s\n", what,
-			detail ? ": " : "", detail ? detail : "");
-	exit(2);
-}
-
-static long
-arg_long(const char *s, long lo, long hi, const char *what)
-{
-	char	   *end;
-	long		v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end != '\0' || v < lo || v > hi)
-		fail(what, s);
-	return v;
-}
-
-static double
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int
 cmp_node(const void *a, const void *b)
@@ -81,22 +42,31 @@ route_key(const ChashRing *ring, const char *key, size_t len)
 	return chash_ring_owner(ring, chash_ring_find(ring, position));
 }
 
+typedef struct Routes
+{
+	const ChashRing *ring;
+	uint32	   *route;
+} Routes;
+
+static const char *
+node_of(long i, void *arg)
+{
+	Routes	   *r = arg;
+
+	return r->ring->spec.nodes[r->route[i]].name;
+}
+
 int
 main(int argc, char **argv)
 {
 	ChashRingSpec spec;
-	const ChashRing *ring;
+	Routes		routes;
 	long		nservers,
 				nkeys,
 				repeats;
-	char	   *keybuf;
-	size_t	   *keyoff;
-	size_t	   *keylen;
-	uint32	   *route;
+	BenchKeys	keys;
 	double	   *pass_ns;
-	size_t		at = 0;
 	uint64		sink = 0;		/* printed, so that no pass is optimized away */
-	FILE	   *f;
 
 	if (argc != 5)
 	{
@@ -135,25 +105,15 @@ main(int argc, char **argv)
 	}
 	qsort(spec.nodes, nservers, sizeof(ChashNodeSpec), cmp_node);
 	chash_ring_prepare_spec(&spec);
-	ring = chash_ring_build(&spec, NULL);
+	routes.ring = chash_ring_build(&spec, NULL);
 
-	keybuf = palloc((size_t) nkeys * 16);
-	keyoff = palloc(sizeof(size_t) * nkeys);
-	keylen = palloc(sizeof(size_t) * nkeys);
-	route = palloc(sizeof(uint32) * nkeys);
-	pass_ns = palloc(sizeof(double) * repeats);
-	for (long i = 0; i < nkeys; i++)
-	{
-		int			n = sprintf(keybuf + at, "key:%ld", i + 1);
-
-		keyoff[i] = at;
-		keylen[i] = (size_t) n;
-		at += (size_t) n;
-	}
+	keys = make_keys(nkeys);
+	routes.route = xmalloc(sizeof(uint32) * nkeys);
+	pass_ns = xmalloc(sizeof(double) * repeats);
 
 	/* untimed pass, which records the routes */
 	for (long i = 0; i < nkeys; i++)
-		route[i] = route_key(ring, keybuf + keyoff[i], keylen[i]);
+		routes.route[i] = route_key(routes.ring, keys.buf + keys.off[i], keys.len[i]);
 
 	for (long r = 0; r < repeats; r++)
 	{
@@ -161,24 +121,11 @@ main(int argc, char **argv)
 		uint64		acc = 0;
 
 		for (long i = 0; i < nkeys; i++)
-			acc += route_key(ring, keybuf + keyoff[i], keylen[i]);
+			acc += route_key(routes.ring, keys.buf + keys.off[i], keys.len[i]);
 		pass_ns[r] = now_ns() - start;
 		sink += acc;
 	}
-	qsort(pass_ns, repeats, sizeof(double), cmp_double);
-	printf("best_ns_per_key=%.2f\n", pass_ns[0] / nkeys);
-	printf("median_ns_per_key=%.2f\n", pass_ns[repeats / 2] / nkeys);
-	printf("points=%u\n", ring->npoints);
-	printf("checksum=%llu\n", (unsigned long long) sink);
-
-	if ((f = fopen(argv[4], "w")) == NULL)
-		fail(argv[4], strerror(errno));
-	for (long i = 0; i < nkeys; i++)
-	{
-		fwrite(keybuf + keyoff[i], 1, keylen[i], f);
-		fprintf(f, "\t%s\n", spec.nodes[route[i]].name);
-	}
-	if (fclose(f) != 0)
-		fail("write error", argv[4]);
+	report(pass_ns, repeats, &keys, routes.ring->npoints, sink, argv[4],
+		   node_of, &routes);
 	return 0;
 }

@@ -93,38 +93,23 @@ print_error(const char *what, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-int
-errmsg(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	print_error("error", fmt, ap);
-	va_end(ap);
-	return 0;
+/* errmsg(fmt, ...) and its kind: print under label */
+#define PRINTING_STUB(name, label) \
+int \
+name(const char *fmt,...) \
+{ \
+	va_list		ap; \
+\
+	va_start(ap, fmt); \
+	print_error(label, fmt, ap); \
+	va_end(ap); \
+	return 0; \
 }
 
-int
-errdetail(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	print_error("detail", fmt, ap);
-	va_end(ap);
-	return 0;
-}
-
-int
-errdetail_internal(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	print_error("detail", fmt, ap);
-	va_end(ap);
-	return 0;
-}
+PRINTING_STUB(errmsg, "error")
+PRINTING_STUB(errdetail, "detail")
+PRINTING_STUB(errdetail_internal, "detail")
+PRINTING_STUB(errhint, "hint")
 
 int
 errdetail_plural(const char *fmt_singular, const char *fmt_plural,
@@ -134,17 +119,6 @@ errdetail_plural(const char *fmt_singular, const char *fmt_plural,
 
 	va_start(ap, n);
 	print_error("detail", n == 1 ? fmt_singular : fmt_plural, ap);
-	va_end(ap);
-	return 0;
-}
-
-int
-errhint(const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	print_error("hint", fmt, ap);
 	va_end(ap);
 	return 0;
 }

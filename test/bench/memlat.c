@@ -12,22 +12,12 @@
  * the one before.  Prints "BYTES ns_per_read" per size, the best of three
  * walks.
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
+
+#define BENCH_PROGRAM "memlat"
+#include "bench_util.h"
 
 #define STEPS 10000000
-
-static double
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 int
 main(int argc, char **argv)
@@ -41,11 +31,12 @@ main(int argc, char **argv)
 		size_t		at = 0;
 		double		best = 0;
 
-		if (n < 2 || (next = aligned_alloc(2 << 20, ((n * sizeof(size_t)) | ((2 << 20) - 1)) + 1)) == NULL)
-		{
-			fprintf(stderr, "memlat: bad size or out of memory: %s\n", argv[a]);
-			return 2;
-		}
+		if (n < 2)
+			fail("bad size", argv[a]);
+		/* whole huge pages: the size rounded up to 2 MiB */
+		next = aligned_alloc(2 << 20, ((n * sizeof(size_t)) | ((2 << 20) - 1)) + 1);
+		if (next == NULL)
+			fail("out of memory", NULL);
 #ifdef MADV_HUGEPAGE
 		(void) madvise(next, n * sizeof(size_t), MADV_HUGEPAGE);
 #endif
