@@ -140,8 +140,9 @@ point_before(const ChashPoint *a, const ChashPoint *b)
  * into buckets by the top bits of their positions, about eight a bucket,
  * in which an insertion sort finishes the order (qsort in a bucket that an
  * uneven ring made large).  Building a ring of 4,194,304 points took 835
- * ms with qsort, of which three quarters sorting, and takes about 390 ms
- * so.  The price is a second array of points while sorting.
+ * ms with qsort, three quarters of it sorting, and takes 320 to 390 ms so
+ * (make bench, figure 4a).  The price is a second array of points while
+ * sorting.
  */
 static ChashPoint *
 sort_points(ChashPoint *points, int64 total, int bits)
