@@ -367,8 +367,12 @@ extern void chash_rings_compare(const ChashRing *a, const ChashRing *b,
 
 extern int64 chash_ring_count_points(const ChashRingSpec *spec,
 									 int64 *node_counts);
+extern void chash_sort_points(ChashPoint *points, uint32 n, int bits);
 extern ChashPoint *chash_ring_build_points(const ChashRingSpec *spec,
 										   uint32 *npoints);
+extern ChashRing *chash_ring_from_points(const ChashRingSpec *spec,
+										 ChashPoint *points, uint32 npoints,
+										 MemoryContext parent);
 extern ChashRing *chash_ring_build(const ChashRingSpec *spec,
 								   MemoryContext parent);
 
