@@ -7,10 +7,10 @@
  *   core_bench NSERVERS NKEYS REPEATS ROUTES
  *
  * Builds, with chash's own ring code (src/ring.c and the algorithm and hash
- * tables, linked in; core_stubs.c stands in for the server), the ring that
- * chash_ring_create('k', algorithm => 'ketama') gets with nodes 10.0.0.1,
- * 10.0.0.2, ... of weight 1, added in that order: the servers of
- * ketama_bench.c.  Then routes the keys "key:1" .. "key:NKEYS" as
+ * tables, linked in; test/unit/server_stubs.c stands in for the server),
+ * the ring that chash_ring_create('k', algorithm => 'ketama') gets with
+ * nodes 10.0.0.1, 10.0.0.2, ... of weight 1, added in that order: the
+ * servers of ketama_bench.c.  Then routes the keys "key:1" .. "key:NKEYS" as
  * chash_lookup does (the key's MD5 hash, then chash_ring_find and the
  * point's owner), REPEATS timed passes after one untimed pass.  The keys
  * are made beforehand.  Prints what ketama_bench prints,

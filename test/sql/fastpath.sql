@@ -27,7 +27,10 @@ INSERT INTO rings VALUES
 	('big32', 5, 4000, 'murmur3_32', 'ring', NULL),
 	('fnv', 4, 500, 'fnv1a_32', 'ring', NULL),
 	('ketama', 9, 160, 'md5', 'ketama', 'libmemcached'),
-	('strict', 9, 160, 'md5', 'ketama', 'uhashring');
+	('strict', 9, 160, 'md5', 'ketama', 'uhashring'),
+	-- twemproxy's crc32 hashes below 2^15: every point in the first bucket,
+	-- many at one position, and the window's guess mostly off
+	('corner', 3, 2000, 'twemproxy_crc32', 'ring', NULL);
 SELECT count(chash_ring_create(ring, algorithm => algorithm, hash => hash, vnodes => vnodes,
 							   ketama_variant => variant)) FROM rings;
 SELECT count(chash_node_add(r.ring, 'n' || i || '-' || floor(random() * 1000)::integer,
@@ -45,7 +48,9 @@ CREATE TABLE keys AS
 	UNION ALL
 	SELECT r.ring, CASE WHEN r.algorithm = 'ketama' THEN regexp_replace(p.vnode, '\[0\]$', '') ELSE p.vnode END
 	FROM rings r, chash_points(r.ring) p
-	WHERE (r.algorithm = 'ring' OR p.vnode LIKE '%[0]') AND r.ring <> 'wide';
+	WHERE (r.algorithm = 'ring' OR p.vnode LIKE '%[0]') AND r.ring <> 'wide'
+	UNION ALL
+	SELECT 'wide', 'w' || i || '#0' FROM generate_series(1, 65537, 50) i;
 
 -- the reference: the points in a table, in ring order
 CREATE TABLE pts AS
@@ -152,5 +157,22 @@ EXECUTE routed('pb');
 DEALLOCATE routed;
 SELECT string_agg(chash_lookup(r, 'k'), '' ORDER BY o) AS column
 FROM unnest(ARRAY['pa', 'pb', 'pa']) WITH ORDINALITY u(r, o);
+-- an operator (OpExpr, not FuncExpr), with a column and with a constant
+CREATE OPERATOR ==> (LEFTARG = text, RIGHTARG = text, FUNCTION = chash_lookup);
+SELECT string_agg(r ==> 'k', '' ORDER BY o) AS operator,
+	   string_agg('pb' ==> r, '' ORDER BY o) AS operator_constant
+FROM unnest(ARRAY['pa', 'pb', 'pa']) WITH ORDINALITY u(r, o);
+-- an aggregate whose state is the ring: ring ping's node is pong and the
+-- other way round, so four steps from ping end at ping
+SELECT chash_ring_create('ping'), chash_node_add('ping', 'pong');
+SELECT chash_ring_create('pong'), chash_node_add('pong', 'ping');
+CREATE AGGREGATE hop(text) (SFUNC = chash_lookup, STYPE = text, INITCOND = 'ping');
+SELECT hop(k::text) AS four_hops FROM generate_series(1, 4) k;
+-- a set-returning function over rings of a column
+SELECT o, min(p.node) AS node, count(*) AS points
+FROM unnest(ARRAY['pa', 'pb', 'pa']) WITH ORDINALITY u(r, o), LATERAL chash_points(u.r) p
+GROUP BY o ORDER BY o;
+DROP AGGREGATE hop(text);
+DROP OPERATOR ==> (text, text);
 DROP FUNCTION route(text, text);
-SELECT chash_ring_drop('pa'), chash_ring_drop('pb');
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['pa', 'pb', 'ping', 'pong']) r;

@@ -1,15 +1,16 @@
 /*
- * core_stubs.c
- *		The few server functions that chash's ring code calls, for
- *		core_bench.c, which runs that code outside PostgreSQL.
+ * server_stubs.c
+ *		The few server functions that chash's ring code calls, for the
+ *		programs that run that code outside PostgreSQL: the unit test
+ *		(test/unit/ring_test.c) and make bench's core_bench.c.
  *
  * The ring code (src/ring.c, algorithm.c, algo_*.c, hash*.c, template.c)
  * is pure: it allocates with palloc and reports errors with ereport, and
  * nothing else of the server.  palloc, StringInfo, UTF-8 and sorting come
  * from PostgreSQL's own frontend libraries (libpgcommon, libpgport); this
  * file gives the rest: memory contexts as plain malloc (nothing is freed
- * but what the code frees itself), errors that print and exit, and no
- * interrupts.
+ * but what the code frees itself), errors that print and exit (lower
+ * levels are dropped), and no interrupts.
  */
 #include "postgres.h"
 
@@ -46,7 +47,7 @@ MemoryContextAllocHuge(MemoryContext context, Size size)
 
 	if (p == NULL)
 	{
-		fprintf(stderr, "core_bench: out of memory\n");
+		fprintf(stderr, "chash outside the server: out of memory\n");
 		exit(2);
 	}
 	return p;
@@ -72,23 +73,30 @@ pg_lltoa(int64 value, char *a)
 	return sprintf(a, "%lld", (long long) value);
 }
 
-/* Errors: the message on stderr, then exit */
+/*
+ * Reports: ERROR and above print their message on stderr and exit; lower
+ * levels (DEBUG, NOTICE, WARNING) are skipped, as errstart tells ereport
+ */
+static int	report_level;
+
 bool
 errstart_cold(int elevel, const char *domain)
 {
-	return true;
+	report_level = elevel;
+	return elevel >= ERROR;
 }
 
 bool
 errstart(int elevel, const char *domain)
 {
-	return true;
+	report_level = elevel;
+	return elevel >= ERROR;
 }
 
 static void
 print_error(const char *what, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "core_bench: %s: ", what);
+	fprintf(stderr, "chash outside the server: %s: ", what);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -132,13 +140,14 @@ errcode(int sqlerrcode)
 void
 errfinish(const char *filename, int lineno, const char *funcname)
 {
-	exit(2);
+	if (report_level >= ERROR)
+		exit(2);
 }
 
 void
 chash_error_unknown(const char *what, const char *plural, const char *name,
 					int count, const char *(*name_at) (int))
 {
-	fprintf(stderr, "core_bench: unknown %s \"%s\"\n", what, name);
+	fprintf(stderr, "chash outside the server: unknown %s \"%s\"\n", what, name);
 	exit(2);
 }

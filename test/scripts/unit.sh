@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Unit tests of chash's ring code outside the server (test/unit/ring_test.c):
+# sorting points, and finding owners on rings of chosen positions, against
+# plain references.  The ring code is compiled here from src/ with
+# AddressSanitizer and UBSan, so that a read past a ring's arrays fails the
+# suite even where it happens to give the right owner.  Needs gcc and
+# PostgreSQL's server headers and frontend libraries (libpgcommon.a,
+# libpgport.a), which postgresql-server-dev provides; no server.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+pg_config=${PG_CONFIG:-pg_config}
+libs=
+for d in "$("$pg_config" --pkglibdir)" "$("$pg_config" --libdir)"; do
+	if [ -f "$d/libpgcommon.a" ] && [ -f "$d/libpgport.a" ]; then
+		libs=$d
+		break
+	fi
+done
+[ -n "$libs" ] || { echo "unit: libpgcommon.a and libpgport.a not found" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/chash-unit.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+gcc -O1 -g -Wall -ffp-contract=off -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-I"$("$pg_config" --includedir-server)" -Isrc -o "$work/ring_test" \
+	test/unit/ring_test.c test/unit/server_stubs.c \
+	src/{ring,algorithm,algo_ring,algo_ketama,hash,hash_twemproxy,template}.c \
+	"$libs/libpgcommon.a" "$libs/libpgport.a" -lz -lnettle -lm
+# rings are never freed in the test: no leak report
+ASAN_OPTIONS=detect_leaks=0 "$work/ring_test"
