@@ -136,7 +136,8 @@ point_before(const ChashPoint *a, const ChashPoint *b)
 
 /*
  * Sort points as point_cmp orders them, in place: a most-significant-digit
- * radix sort on the position, 8 bits a pass.  Each pass deals the points
+ * radix sort on the position, 8 bits a pass.  bits is how many low bits of
+ * the positions may differ: the hash's width, then fewer in each pass.  Each pass deals the points
  * into 256 buckets by moving each straight to its bucket's next free slot
  * (an in-place distribution, "American flag sort"; 256 slots being filled
  * stay in the CPU's cache), then sorts each bucket on the next 8 bits.
