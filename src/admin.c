@@ -58,13 +58,39 @@ check_weight(double weight)
 				 errdetail("weight is %g.", weight)));
 }
 
+/* A name for a message, cut if long */
+#define MSG(s) chash_message_name((s), strlen(s))
+
 static void
 check_node_name(const char *node)
 {
-	if (node[0] == '\0')
+	size_t		len = strlen(node);
+
+	if (len == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_NAME),
 				 errmsg("node name must not be empty")));
+	if (len > CHASH_MAX_NODE_NAME)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("node name \"%s\" is too long", MSG(node)),
+				 errdetail("The name is %zu bytes long; node names are at most %d bytes.",
+						   len, CHASH_MAX_NODE_NAME),
+				 errhint("Name the node as its clients name the server, such as host:port, or by a short alias; its target says where its rows live.")));
+}
+
+static void
+check_template_length(const char *tmpl)
+{
+	size_t		len = strlen(tmpl);
+
+	if (len > CHASH_MAX_TEMPLATE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("vnode_name is too long"),
+				 errdetail("The template is %zu bytes long; templates are at most %d bytes.",
+						   len, CHASH_MAX_TEMPLATE),
+				 errhint("Templates such as '{node}#{i}' or '{node}-{i}' name the virtual nodes.")));
 }
 
 static void
@@ -73,7 +99,7 @@ check_state(const char *state)
 	if (strcmp(state, "active") != 0 && strcmp(state, "down") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown node state \"%s\"", state),
+				 errmsg("unknown node state \"%s\"", MSG(state)),
 				 errhint("Valid states are \"active\" and \"down\".")));
 }
 
@@ -93,7 +119,7 @@ error_ring_missing(const char *ring)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
-			 errmsg("ring \"%s\" does not exist", ring),
+			 errmsg("ring \"%s\" does not exist", MSG(ring)),
 			 errhint("Create it with chash_ring_create().")));
 }
 
@@ -104,7 +130,7 @@ error_node_missing(const char *ring, const char *node)
 		error_ring_missing(ring);
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
-			 errmsg("node \"%s\" does not exist in ring \"%s\"", node, ring)));
+			 errmsg("node \"%s\" does not exist in ring \"%s\"", MSG(node), MSG(ring))));
 }
 
 /*
@@ -180,6 +206,7 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	check_vnodes(spec.vnodes);
 	spec.vnode_name = PG_ARGISNULL(4) ? spec.algorithm->default_vnode_name :
 		text_to_cstring(PG_GETARG_TEXT_PP(4));
+	check_template_length(spec.vnode_name);
 	spec.vnode_name_utf8 = chash_text_bytes(spec.vnode_name,
 											strlen(spec.vnode_name),
 											&spec.vnode_name_utf8_len);
@@ -234,7 +261,7 @@ chash_ring_create(PG_FUNCTION_ARGS)
 							  argtypes, args, nulls) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
-				 errmsg("ring \"%s\" already exists", ring)));
+				 errmsg("ring \"%s\" already exists", MSG(ring))));
 	PG_RETURN_VOID();
 }
 
@@ -268,7 +295,7 @@ chash_ring_copy(PG_FUNCTION_ARGS)
 							  2, argtypes) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
-				 errmsg("ring \"%s\" already exists", dst)));
+				 errmsg("ring \"%s\" already exists", MSG(dst))));
 	(void) execute_with_own_args(fcinfo,
 								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 								 " (ring, node, weight, vnodes, zone, state, ordinal, target)"
@@ -335,7 +362,7 @@ chash_node_add(PG_FUNCTION_ARGS)
 							  Min(PG_NARGS(), 6), argtypes) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
-				 errmsg("node \"%s\" already exists in ring \"%s\"", node, ring),
+				 errmsg("node \"%s\" already exists in ring \"%s\"", MSG(node), MSG(ring)),
 				 errhint("Change it with chash_node_set().")));
 	PG_RETURN_VOID();
 }

@@ -189,7 +189,8 @@ ketama_prepare(ChashRingSpec *spec)
 					 errmsg("weights of the nodes of a ketama ring must be at most %.0f",
 							KETAMA_MAX_WEIGHT),
 					 errdetail("Node \"%s\" of ring \"%s\" has weight %.15g.",
-							   spec->nodes[k].name, spec->name,
+							   chash_message_name(spec->nodes[k].name, spec->nodes[k].name_len),
+							   spec->name,
 							   spec->nodes[k].weight),
 					 errhint("The clients keep weights as 32-bit unsigned integers.")));
 		if (spec->nodes[k].vnodes % KETAMA_POINTS_PER_DIGEST != 0)
@@ -198,7 +199,8 @@ ketama_prepare(ChashRingSpec *spec)
 					 errmsg("vnodes of a node of a ketama ring must be a multiple of %d",
 							KETAMA_POINTS_PER_DIGEST),
 					 errdetail("Node \"%s\" of ring \"%s\" has vnodes %d.",
-							   spec->nodes[k].name, spec->name,
+							   chash_message_name(spec->nodes[k].name, spec->nodes[k].name_len),
+							   spec->name,
 							   spec->nodes[k].vnodes)));
 	}
 	if (spec->ties_name != NULL)
@@ -235,7 +237,8 @@ ketama_node_points(const ChashRingSpec *spec, int node)
 	if (digests * KETAMA_POINTS_PER_DIGEST > CHASH_MAX_VNODES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("node \"%s\" would have too many points", n->name),
+				 errmsg("node \"%s\" would have too many points",
+						chash_message_name(n->name, n->name_len)),
 				 errdetail("Its share of the weight gives it %.0f points; the most a node can have is %d.",
 						   digests * KETAMA_POINTS_PER_DIGEST, CHASH_MAX_VNODES),
 				 errhint("Lower the node's weight or the ring's vnodes.")));
@@ -250,6 +253,7 @@ ketama_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 	const ChashNodeSpec *n = &spec->nodes[node];
 	int64		count = ketama_node_points(spec, node);
 	ChashNameTemplate t;
+	int64		work = 0;
 
 	chash_template_init(&t, spec->vnode_name_utf8, spec->vnode_name_utf8_len,
 						n->name_utf8,
@@ -259,9 +263,13 @@ ketama_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 		uint8		digest[16];
 		int			len;
 
-		if ((d & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
 		chash_template_name(&t, (int64) spec->vnode_first + d);
+		work += t.name.len + CHASH_WORK_PER_NAME;
+		if (work >= CHASH_WORK_PER_INTERRUPT_CHECK)
+		{
+			CHECK_FOR_INTERRUPTS();
+			work -= CHASH_WORK_PER_INTERRUPT_CHECK;
+		}
 		len = t.name.len;
 		if (variant->max_name_len > 0 && len > variant->max_name_len)
 			len = variant->max_name_len;

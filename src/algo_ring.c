@@ -46,7 +46,8 @@ ring_node_points(const ChashRingSpec *spec, int node)
 	if (points > CHASH_MAX_VNODES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("node \"%s\" would have too many points", n->name),
+				 errmsg("node \"%s\" would have too many points",
+						chash_message_name(n->name, n->name_len)),
 				 errdetail("Weight %g times the ring's %d vnodes is %.0f; the most a node can have is %d.",
 						   n->weight, spec->vnodes, points, CHASH_MAX_VNODES),
 				 errhint("Lower the node's weight or give it vnodes of its own.")));
@@ -61,15 +62,20 @@ ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 	int64		count = ring_node_points(spec, node);
 	ChashHashFn hash = spec->hash->fn;
 	ChashNameTemplate t;
+	int64		work = 0;
 
 	chash_template_init(&t, spec->vnode_name_utf8, spec->vnode_name_utf8_len,
 						n->name_utf8, n->name_utf8_len);
 	for (int64 v = 0; v < count; v++)
 	{
-		/* a large ring takes a while: let it be cancelled */
-		if ((v & 4095) == 0)
-			CHECK_FOR_INTERRUPTS();
 		chash_template_name(&t, (int64) spec->vnode_first + v);
+		/* a large ring takes a while, long names longer: let it be cancelled */
+		work += t.name.len + CHASH_WORK_PER_NAME;
+		if (work >= CHASH_WORK_PER_INTERRUPT_CHECK)
+		{
+			CHECK_FOR_INTERRUPTS();
+			work -= CHASH_WORK_PER_INTERRUPT_CHECK;
+		}
 		out[v].position = hash((const unsigned char *) t.name.data, t.name.len);
 		out[v].node = node;
 		out[v].vnode = (uint32) v;
@@ -96,4 +102,5 @@ const ChashAlgorithm chash_algorithm_ring = {
 	.node_build = ring_node_build,
 	.point_label = ring_point_label,
 	.description = "virtual nodes named by a template, each hashed onto the ring",
+	.node_points_alone = true,
 };

@@ -4,199 +4,151 @@
  *	  The per-backend cache of built rings.
  *
  * Each backend builds a ring's points once and keeps them in
- * CacheMemoryContext, in a hash table keyed by ring name.  The pattern is
- * Citus's metadata cache: triggers on the catalog tables invalidate their
- * relcache entries (catalog.c); our relcache callback bumps
- * chash_cache_generation, which makes every cached ring stale; the next use
- * of a ring rebuilds it.  Callers keep the ring they resolved with its
- * generation, and use it only while the generation holds.
+ * CacheMemoryContext, in a hash table keyed by ring name.  A ring is what a
+ * snapshot sees of the catalog tables, so that a statement routes by the
+ * ring its snapshot sees, as it would read any table.  What tells which
+ * cached ring a snapshot sees is the ring's version (ring_config.version,
+ * kept by the catalog's trigger, triggers.c): a version names one
+ * configuration, so a snapshot that sees version v sees the ring built at
+ * version v, whoever built it and from whichever snapshot.  Resolving a
+ * ring reads its version once per new snapshot, from ring_config's primary
+ * key; the ring is built only for a version this backend does not hold.  A
+ * change to one ring thus costs every other ring nothing, and a change is
+ * seen from the first snapshot that sees it (no window between a commit
+ * and its invalidation).
  *
- * A ring is what a snapshot sees of the catalog tables, so that a statement
- * routes by the ring its snapshot sees, as it would read any table.  Most
- * statements run with a current snapshot: one that sees every change whose
- * invalidation this backend has processed.  All of them see the same ring,
- * which is built once and shared ("latest").  Older snapshots (a cursor's,
- * a repeatable read transaction's, a statement's that an invalidation
- * overtook) may see less: they get rings built from and bound to their
- * own snapshot ("bound"), kept until the end of the transaction.
+ * Versions do not tell everything apart.  This transaction's own changes
+ * keep the version it gave the ring at its first change; a caller whom
+ * row-level security shows part of the catalog sees another ring than the
+ * version's; and the 1.0 and 1.1 catalogs have no versions.  There the
+ * configuration is read (through SPI, with the caller's rights) and its
+ * fingerprint (ring.c) finds a ring built from the same configuration, or
+ * the ring is built.  A ring found by fingerprint with a version that can
+ * be trusted learns that version.
  *
- * Whether a snapshot is current is decided against a reference snapshot,
- * taken (lazily) after the last invalidation was processed, which sees
- * every change whose invalidation has been processed: a commit is visible
- * before its invalidation is sent, and our own changes are processed at
- * command boundaries.  A snapshot is current if it sees all the reference
- * sees: its xmax is not behind the reference's, none of the transactions
- * it has as running had ended for the reference, and within the
- * transaction of the reference its command id is not behind.
+ * Callers keep the ring they resolved with chash_cache_generation and use
+ * it only while the generation holds: rings are freed only where the
+ * generation moves (at the end of a transaction, when a name holds too many
+ * rings, when a ring is found gone).  Aborts move it too, since an aborted
+ * subtransaction changes what a snapshot sees without changing the
+ * snapshot.
+ *
+ * The read privilege is checked on every resolve, cached or not: a role
+ * that may not read the catalog cannot route, whoever built the ring.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/table.h"
-#include "access/transam.h"
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "storage/predicate.h"
-#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
 #include "chash.h"
 
-/* A bound ring: built from one snapshot, for that snapshot only */
-typedef struct BoundRing
+/* A built ring, and what tells it apart from other rings of its name */
+typedef struct CachedRing
 {
-	ChashSnapshotId snapshot;
 	ChashRing  *ring;
-	struct BoundRing *next;
-} BoundRing;
+	int64		version;		/* the version it was built at, 0 if unknown */
+	uint8		fingerprint[16];
+	uint64		last_use;		/* use_clock at its last use */
+	struct CachedRing *next;
+} CachedRing;
+
+/* At most this many rings of one name, within a transaction; 1 after it */
+#define RINGS_PER_NAME	4
 
 typedef struct RingCacheEntry
 {
 	char		name[NAMEDATALEN];	/* hash key: the ring's name */
-	uint64		generation;		/* chash_cache_generation of the rings */
-	ChashRing  *latest;			/* as current snapshots see it, or NULL */
-	BoundRing  *bound;			/* as older snapshots see it */
+	CachedRing *rings;
+	int			nrings;
+	uint64		last_xact;		/* xact_clock at its last use */
+
+	/* the version last read, and for which snapshot */
+	bool		probed;
+	ChashSnapshotId probe_snapshot;
+	uint64		probe_aborts;
+	int64		probe_version;
+	bool		probe_own;
 } RingCacheEntry;
 
-/* Bumped by every invalidation; 0 is never a valid generation */
+/* Moved whenever rings that callers may hold are freed */
 uint64		chash_cache_generation = 1;
 
+/* Aborts of transactions and subtransactions of this backend */
+uint64		chash_abort_count = 0;
+
 static HTAB *ring_cache = NULL;
+static uint64 use_clock = 0;
+static uint64 xact_clock = 1;
 
-/* The generation whose stale rings have been freed */
-static uint64 swept_generation = 0;
+/* The catalog was invalidated: look whether rings not in use are gone */
+static bool sweep_pending = false;
 
-/* Builds since the backend started, for chash.cache_stats() */
-static int64 latest_builds = 0;
-static int64 bound_builds = 0;
-
-/* Some entry has bound rings, to be freed at the end of the transaction */
-static bool have_bound_rings = false;
-
-/*
- * The reference snapshot: what a current snapshot must see at least.  Its
- * running transactions are kept sorted (with a recovery snapshot's
- * subtransactions, which is where recovery keeps them).
- */
-static bool ref_valid = false;
-static TransactionId ref_xmax;
-static TransactionId *ref_running = NULL;
-static int	ref_nrunning;
-static CommandId ref_curcid;
-static LocalTransactionId ref_lxid;
-
-#if PG_VERSION_NUM >= 170000
-#define MyLocalTransactionId()	(MyProc->vxid.lxid)
-#else
-#define MyLocalTransactionId()	(MyProc->lxid)
-#endif
+static ChashCacheStats stats;
 
 static void
-take_reference_snapshot(void)
+free_cached_ring(CachedRing *cr)
 {
-	Snapshot	latest = GetLatestSnapshot();
-	int			n = latest->xcnt;
-	TransactionId *running;
-
-	if (latest->takenDuringRecovery)
-		n += latest->subxcnt;
-	running = MemoryContextAlloc(TopMemoryContext,
-								 sizeof(TransactionId) * Max(n, 1));
-	if (ref_running != NULL)
-		pfree(ref_running);
-	ref_running = running;
-	memcpy(ref_running, latest->xip, sizeof(TransactionId) * latest->xcnt);
-	if (latest->takenDuringRecovery)
-		memcpy(ref_running + latest->xcnt, latest->subxip,
-			   sizeof(TransactionId) * latest->subxcnt);
-	qsort(ref_running, n, sizeof(TransactionId), xidComparator);
-	ref_nrunning = n;
-	ref_xmax = latest->xmax;
-	ref_curcid = latest->curcid;
-	ref_lxid = MyLocalTransactionId();
-	ref_valid = true;
+	MemoryContextDelete(cr->ring->mcxt);
+	pfree(cr);
 }
 
-static bool
-xid_running_in_reference(TransactionId xid)
+/* Free the rings of entry but keep, the most recently used ones */
+static void
+entry_trim(RingCacheEntry *entry, int keep)
 {
-	return bsearch(&xid, ref_running, ref_nrunning, sizeof(TransactionId),
-				   xidComparator) != NULL;
-}
+	CachedRing **link = &entry->rings;
+	int			kept = 0;
 
-/*
- * Whether snap sees every change whose invalidation has been processed.
- * Without a reference, in parallel mode (where none can be taken), no
- * snapshot counts as current.
- */
-static bool
-snapshot_is_current(Snapshot snap)
-{
-	if (ref_valid && (int32) (snap->xmax - ref_xmax) > (1 << 30))
+	/* rings are in order of use, the latest first */
+	while (*link != NULL)
 	{
-		/* so old that xid comparisons would soon wrap: take a new one */
-		ref_valid = false;
-	}
-	if (!ref_valid)
-	{
-		if (IsInParallelMode())
-			return false;
-		take_reference_snapshot();
-	}
+		CachedRing *cr = *link;
 
-	if (TransactionIdPrecedes(snap->xmax, ref_xmax))
-		return false;
-	if (ref_lxid == MyLocalTransactionId() && snap->curcid < ref_curcid)
-		return false;
-
-	/*
-	 * A transaction that had ended for the reference must have ended for
-	 * snap.  In recovery a snapshot lists its running transactions among
-	 * subxip, where an overflow may leave out subtransactions but never a
-	 * top-level transaction, which is what decides visibility.
-	 */
-	for (uint32 i = 0; i < snap->xcnt; i++)
-	{
-		if (TransactionIdPrecedes(snap->xip[i], ref_xmax) &&
-			!xid_running_in_reference(snap->xip[i]))
-			return false;
-	}
-	if (snap->takenDuringRecovery)
-	{
-		for (int32 i = 0; i < snap->subxcnt; i++)
+		if (kept < keep)
 		{
-			if (TransactionIdPrecedes(snap->subxip[i], ref_xmax) &&
-				!xid_running_in_reference(snap->subxip[i]))
-				return false;
+			kept++;
+			link = &cr->next;
+			continue;
 		}
+		*link = cr->next;
+		free_cached_ring(cr);
+		entry->nrings--;
+		chash_cache_generation++;
 	}
-	return true;
 }
 
-/*
- * The key of a ring bound to snap.  Snapshots that differ only in command
- * ids beyond the last of this transaction's own ring changes see the same
- * rings: such a change is followed by an invalidation, after which the
- * reference is taken, so every one of them has a command id below the
- * reference's.  Without one in this transaction, the command id does not
- * matter at all.
- */
 static void
-bound_key(ChashSnapshotId *key, Snapshot snap)
+entry_remove(RingCacheEntry *entry)
 {
-	chash_snapshot_id_set(key, snap);
-	if (!ref_valid)
-		return;
-	if (ref_lxid != MyLocalTransactionId())
-		key->curcid = FirstCommandId;
-	else if (key->curcid > ref_curcid)
-		key->curcid = ref_curcid;
+	entry_trim(entry, 0);
+	hash_search(ring_cache, entry->name, HASH_REMOVE, NULL);
+}
+
+/* Use cr of entry now: to the front */
+static void
+entry_touch(RingCacheEntry *entry, CachedRing *cr)
+{
+	CachedRing **link = &entry->rings;
+
+	cr->last_use = ++use_clock;
+	entry->last_xact = xact_clock;
+	while (*link != cr)
+		link = &(*link)->next;
+	*link = cr->next;
+	cr->next = entry->rings;
+	entry->rings = cr;
 }
 
 static void
@@ -204,77 +156,52 @@ chash_relcache_callback(Datum arg, Oid relid)
 {
 	if (relid != InvalidOid && !chash_catalog_is_ours(relid))
 		return;
-
-	chash_cache_generation++;
 	/* the tables may have been dropped: look their OIDs up again */
 	chash_catalog_forget_relids();
-	/* a current snapshot must now see this change too */
-	ref_valid = false;
-}
-
-static void
-free_bound_rings(RingCacheEntry *entry)
-{
-	while (entry->bound != NULL)
-	{
-		BoundRing  *b = entry->bound;
-
-		entry->bound = b->next;
-		MemoryContextDelete(b->ring->mcxt);
-		pfree(b);
-	}
-}
-
-/*
- * Free the rings of stale entries, and with all_bound every bound ring.
- * Safe only where no caller holds a ring it has not checked against the
- * current generation: callers check before every use.
- */
-static void
-ring_cache_sweep(bool all_bound)
-{
-	HASH_SEQ_STATUS status;
-	RingCacheEntry *entry;
-
-	hash_seq_init(&status, ring_cache);
-	while ((entry = hash_seq_search(&status)) != NULL)
-	{
-		if (entry->generation == chash_cache_generation && !all_bound)
-			continue;
-		free_bound_rings(entry);
-		if (entry->generation != chash_cache_generation)
-		{
-			if (entry->latest != NULL)
-				MemoryContextDelete(entry->latest->mcxt);
-			hash_search(ring_cache, entry->name, HASH_REMOVE, NULL);
-		}
-	}
-	swept_generation = chash_cache_generation;
+	sweep_pending = true;
 }
 
 static void
 chash_xact_callback(XactEvent event, void *arg)
 {
+	HASH_SEQ_STATUS status;
+	RingCacheEntry *entry;
+
 	switch (event)
 	{
-		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			chash_abort_count++;
+			chash_cache_generation++;
+			/* FALLTHROUGH */
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PREPARE:
+			xact_clock++;
 			if (ring_cache == NULL)
 				break;
-			/* bound rings die with their snapshots; holders must look again */
-			if (have_bound_rings)
+			/* between transactions, one ring a name */
+			hash_seq_init(&status, ring_cache);
+			while ((entry = hash_seq_search(&status)) != NULL)
 			{
-				chash_cache_generation++;
-				have_bound_rings = false;
+				if (entry->nrings > 1)
+					entry_trim(entry, 1);
+				entry->probed = false;
 			}
-			if (swept_generation != chash_cache_generation)
-				ring_cache_sweep(true);
 			break;
 		default:
 			break;
+	}
+}
+
+static void
+chash_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		chash_abort_count++;
+		chash_cache_generation++;
 	}
 }
 
@@ -284,6 +211,7 @@ chash_cache_init(void)
 {
 	CacheRegisterRelcacheCallback(chash_relcache_callback, (Datum) 0);
 	RegisterXactCallback(chash_xact_callback, NULL);
+	RegisterSubXactCallback(chash_subxact_callback, NULL);
 }
 
 static void
@@ -305,106 +233,38 @@ ring_cache_create(void)
 	ring_cache = hash_create("chash rings", 16, &ctl, flags);
 }
 
-/* The ring of entry that a snapshot (current, or with that key) may use */
-static ChashRing *
-entry_ring_for(RingCacheEntry *entry, bool current, const ChashSnapshotId *key)
-{
-	if (entry->generation != chash_cache_generation)
-		return NULL;
-	if (current)
-		return entry->latest;
-	for (BoundRing *b = entry->bound; b != NULL; b = b->next)
-	{
-		if (chash_snapshot_ids_equal(&b->snapshot, key))
-			return b->ring;
-	}
-	return NULL;
-}
-
 /*
- * Build the ring as snap (the active snapshot) sees it, and keep it: as
- * the latest ring if snap is current, else bound to snap.
+ * After an invalidation of the catalog: free the rings of names this
+ * transaction has not used whose ring snap no longer sees at the version
+ * held (dropped, renamed, or changed), so that a backend does not keep
+ * rings nobody will route by.  One read of a version a name.
  */
-static ChashRing *
-ring_cache_build(const char *name, bool current, const ChashSnapshotId *key)
+static void
+sweep_gone_rings(Snapshot snap, const char *except)
 {
-	uint64		gen = chash_cache_generation;
-	MemoryContext buildcxt;
-	MemoryContext oldcxt;
-	ChashRingSpec *spec;
-	ChashRing  *ring;
-	ChashRing  *kept;
+	HASH_SEQ_STATUS status;
 	RingCacheEntry *entry;
-	bool		found;
 
-	buildcxt = AllocSetContextCreate(CurrentMemoryContext, "chash ring build",
-									 ALLOCSET_DEFAULT_SIZES);
-	oldcxt = MemoryContextSwitchTo(buildcxt);
-	spec = chash_catalog_read_ring(name, false);
-	if (spec == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("ring \"%s\" does not exist", name),
-				 errhint("Create it with chash_ring_create().")));
-	ring = chash_ring_build(spec, buildcxt);
-	MemoryContextSwitchTo(oldcxt);
-	if (current)
-		latest_builds++;
-	else
-		bound_builds++;
+	sweep_pending = false;
+	hash_seq_init(&status, ring_cache);
+	while ((entry = hash_seq_search(&status)) != NULL)
+	{
+		int64		version;
+		bool		own;
+		bool		held = false;
 
-	/*
-	 * Reading the catalog may have processed invalidations: then the ring
-	 * is already stale, and only this call uses it.
-	 */
-	entry = hash_search(ring_cache, name, HASH_ENTER, &found);
-	if (!found)
-	{
-		entry->generation = gen;
-		entry->latest = NULL;
-		entry->bound = NULL;
+		if (entry->last_xact == xact_clock || strcmp(entry->name, except) == 0)
+			continue;
+		stats.version_reads++;
+		if (chash_catalog_probe(entry->name, strlen(entry->name), snap,
+								&version, &own))
+		{
+			for (CachedRing *cr = entry->rings; cr != NULL; cr = cr->next)
+				held |= cr->version == version;
+		}
+		if (!held)
+			entry_remove(entry);
 	}
-	if (gen != chash_cache_generation)
-	{
-		/* leave it in the build context, freed with the caller's memory */
-		return ring;
-	}
-	if (entry->generation != gen)
-	{
-		/* left from an older generation: nobody may use its rings */
-		free_bound_rings(entry);
-		if (entry->latest != NULL)
-			MemoryContextDelete(entry->latest->mcxt);
-		entry->latest = NULL;
-		entry->generation = gen;
-	}
-
-	/* a routing call inside the catalog read may have built it already */
-	kept = entry_ring_for(entry, current, key);
-	if (kept != NULL)
-	{
-		MemoryContextDelete(buildcxt);
-		return kept;
-	}
-
-	if (current)
-	{
-		MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
-		entry->latest = ring;
-	}
-	else
-	{
-		BoundRing  *b = MemoryContextAlloc(CacheMemoryContext, sizeof(BoundRing));
-
-		MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
-		b->snapshot = *key;
-		b->ring = ring;
-		b->next = entry->bound;
-		entry->bound = b;
-		have_bound_rings = true;
-	}
-	MemoryContextDelete(buildcxt);
-	return ring;
 }
 
 /*
@@ -427,10 +287,51 @@ predicate_lock_catalog(Snapshot snap)
 	}
 }
 
+static void
+error_no_such_ring(const char *name, int len)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("ring \"%s\" does not exist", chash_message_name(name, len)),
+			 len < 1 || len > CHASH_MAX_RING_NAME ?
+			 errdetail("Ring names are 1 to %d bytes long.", CHASH_MAX_RING_NAME) : 0,
+			 errhint("Create it with chash_ring_create().")));
+}
+
+/*
+ * The version of the ring that snap sees, as the entry remembers it or as
+ * read now; false if there is none to go by.
+ */
+static bool
+ring_version(RingCacheEntry *entry, const char *name, Snapshot snap,
+			 int64 *version, bool *own)
+{
+	ChashSnapshotId id;
+
+	chash_snapshot_id_set(&id, snap);
+	if (entry->probed && entry->probe_aborts == chash_abort_count &&
+		chash_snapshot_ids_equal(&entry->probe_snapshot, &id))
+	{
+		*version = entry->probe_version;
+		*own = entry->probe_own;
+		return true;
+	}
+	stats.version_reads++;
+	if (!chash_catalog_probe(name, strlen(name), snap, version, own))
+		return false;
+	entry->probed = true;
+	entry->probe_snapshot = id;
+	entry->probe_aborts = chash_abort_count;
+	entry->probe_version = *version;
+	entry->probe_own = *own;
+	return true;
+}
+
 /*
  * The ring of that name (len bytes, not NUL-terminated) as snap, the active
  * snapshot, sees it; valid while chash_cache_generation equals *generation.
- * An error if there is no such ring.
+ * An error if there is no such ring, or if the current user may not read
+ * the catalog.
  */
 const ChashRing *
 chash_cache_get_ring(const char *name, int len, Snapshot snap,
@@ -438,45 +339,192 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 {
 	char		key[NAMEDATALEN];
 	RingCacheEntry *entry;
-	ChashRing  *ring = NULL;
-	bool		current;
-	ChashSnapshotId snapkey;
+	bool		found;
+	bool		rls;
+	bool		by_version = false;
+	int64		version = 0;
+	bool		own = false;
+	MemoryContext buildcxt;
+	MemoryContext oldcxt;
+	ChashRingSpec *spec;
+	uint8		fingerprint[16];
+	CachedRing *cr;
 
 	if (len < 1 || len > CHASH_MAX_RING_NAME)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("ring \"%.*s\" does not exist", len, name),
-				 errdetail("Ring names are 1 to %d bytes long.",
-						   CHASH_MAX_RING_NAME)));
+		error_no_such_ring(name, len);
 	memcpy(key, name, len);
 	key[len] = '\0';
 
-	if (ring_cache == NULL)
-		ring_cache_create();
-	if (swept_generation != chash_cache_generation)
-		ring_cache_sweep(false);
-
+	chash_catalog_check_read(key);
 	/* serializable transactions must see ring changes as conflicts */
 	if (IsolationIsSerializable())
 		predicate_lock_catalog(snap);
+	rls = chash_catalog_rls_applies();
 
-	current = snapshot_is_current(snap);
-	bound_key(&snapkey, snap);
+	if (ring_cache == NULL)
+		ring_cache_create();
+	/* (without versions, rings are checked on every use instead) */
+	if (sweep_pending && chash_catalog_version_attnum() != InvalidAttrNumber)
+		sweep_gone_rings(snap, key);
+	entry = hash_search(ring_cache, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		entry->rings = NULL;
+		entry->nrings = 0;
+		entry->probed = false;
+	}
+	entry->last_xact = xact_clock;
+
+	/*
+	 * Whom row-level security shows part of the catalog, the version would
+	 * tell nothing (and must tell nothing of rows it hides)
+	 */
+	if (!rls && chash_catalog_version_attnum() != InvalidAttrNumber)
+	{
+		if (!ring_version(entry, key, snap, &version, &own))
+		{
+			entry_remove(entry);
+			error_no_such_ring(name, len);
+		}
+		by_version = !own;
+		for (cr = entry->rings; by_version && cr != NULL; cr = cr->next)
+		{
+			if (cr->version == version)
+			{
+				entry_touch(entry, cr);
+				*generation = chash_cache_generation;
+				return cr->ring;
+			}
+		}
+	}
+
+	/* read the configuration, and find or build its ring */
+	buildcxt = AllocSetContextCreate(CurrentMemoryContext, "chash ring build",
+									 ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(buildcxt);
+	stats.config_reads++;
+	spec = chash_catalog_read_ring(key, false);
+	if (spec == NULL)
+	{
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(buildcxt);
+		/* entry may be gone: the catalog read may have swept it */
+		entry = hash_search(ring_cache, key, HASH_FIND, NULL);
+		if (entry != NULL && entry->nrings == 0)
+			entry_remove(entry);
+		error_no_such_ring(name, len);
+	}
+	if (by_version && spec->version != version)
+		by_version = false;		/* cannot be, but then trust neither */
+	chash_ring_spec_fingerprint(spec, fingerprint);
+
+	/* the catalog read can run routing calls, which may change the cache */
+	entry = hash_search(ring_cache, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		entry->rings = NULL;
+		entry->nrings = 0;
+		entry->probed = false;
+	}
+	entry->last_xact = xact_clock;
+	for (cr = entry->rings; cr != NULL; cr = cr->next)
+	{
+		if (memcmp(cr->fingerprint, fingerprint, sizeof(fingerprint)) == 0)
+			break;
+	}
+	if (cr == NULL)
+	{
+		ChashRing  *ring = chash_ring_build(spec, buildcxt);
+
+		stats.builds++;
+		/* the build ran no SQL: entry still stands */
+		MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
+		cr = MemoryContextAllocZero(CacheMemoryContext, sizeof(CachedRing));
+		cr->ring = ring;
+		memcpy(cr->fingerprint, fingerprint, sizeof(fingerprint));
+		cr->next = entry->rings;
+		entry->rings = cr;
+		entry->nrings++;
+	}
+	if (by_version)
+		cr->version = version;
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(buildcxt);
+
+	entry_touch(entry, cr);
+	if (entry->nrings > RINGS_PER_NAME)
+		entry_trim(entry, RINGS_PER_NAME);
 	*generation = chash_cache_generation;
-	entry = hash_search(ring_cache, key, HASH_FIND, NULL);
-	if (entry != NULL)
-		ring = entry_ring_for(entry, current, &snapkey);
-	if (ring == NULL)
-		ring = ring_cache_build(key, current, &snapkey);
+	return cr->ring;
+}
+
+/*
+ * Whether an error says something of the ring rather than of the server:
+ * what a view reports as the ring's problem instead of failing
+ */
+static bool
+is_ring_problem(int sqlerrcode)
+{
+	int			category = ERRCODE_TO_CATEGORY(sqlerrcode);
+
+	return category == ERRCODE_DATA_EXCEPTION ||
+		category == ERRCODE_PROGRAM_LIMIT_EXCEEDED ||
+		category == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE ||
+		sqlerrcode == ERRCODE_UNDEFINED_OBJECT;
+}
+
+/*
+ * The ring as the active snapshot sees it, or NULL and in *problem why it
+ * cannot be built: for the views, which must show every ring, a bad one
+ * too.  Errors of another kind (a cancel, no privilege) are errors.  Runs
+ * in a subtransaction, so not in parallel mode.
+ */
+const ChashRing *
+chash_cache_try_get_ring(const char *name, int len, char **problem)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	const ChashRing *ring = NULL;
+	uint64		generation;
+
+	*problem = NULL;
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(callercxt);
+	PG_TRY();
+	{
+		ring = chash_cache_get_ring(name, len, GetActiveSnapshot(), &generation);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(callercxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(callercxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(callercxt);
+		CurrentResourceOwner = owner;
+		if (!is_ring_problem(edata->sqlerrcode))
+			ReThrowError(edata);
+		*problem = edata->message;
+		ring = NULL;
+	}
+	PG_END_TRY();
+	/* the subtransaction's end moves no generation: ring is valid */
 	return ring;
 }
 
 /* What the cache holds, and how often it has built rings */
 void
-chash_cache_stats(int *rings, int *bound_rings, int64 *latest, int64 *bound)
+chash_cache_stats(ChashCacheStats *out)
 {
-	*rings = 0;
-	*bound_rings = 0;
+	*out = stats;
+	chash_trigger_stats(&out->full_checks, &out->delta_checks);
+	out->rings = 0;
+	out->cached = 0;
 	if (ring_cache != NULL)
 	{
 		HASH_SEQ_STATUS status;
@@ -485,14 +533,9 @@ chash_cache_stats(int *rings, int *bound_rings, int64 *latest, int64 *bound)
 		hash_seq_init(&status, ring_cache);
 		while ((entry = hash_seq_search(&status)) != NULL)
 		{
-			if (entry->generation != chash_cache_generation)
-				continue;
-			if (entry->latest != NULL)
-				(*rings)++;
-			for (BoundRing *b = entry->bound; b != NULL; b = b->next)
-				(*bound_rings)++;
+			if (entry->nrings > 0)
+				out->rings++;
+			out->cached += entry->nrings;
 		}
 	}
-	*latest = latest_builds;
-	*bound = bound_builds;
 }

@@ -2,63 +2,115 @@
  *
  * catalog.c
  *	  Reading and changing the catalog tables chash.ring_config and
- *	  chash.node_config, and the trigger that invalidates cached rings.
+ *	  chash.node_config.
  *
- * Everything goes through SPI with the caller's rights, so the tables'
- * privileges decide who may read and who may change rings.  Reads use the
- * active snapshot: a ring is what the calling statement sees of the tables.
+ * Rings are read through SPI with the caller's rights, so that the tables'
+ * privileges and row-level security decide what a caller sees, as for a
+ * SELECT; reads use the active snapshot, so that a ring is what the calling
+ * statement sees of the tables.  One read is direct: a ring's version, from
+ * ring_config's primary key, made once per new snapshot to tell whether a
+ * cached ring still holds.  It is made only for callers who may read every
+ * row (chash_catalog_check_read, chash_catalog_rls_applies).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
-#include "commands/trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
-#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/inval.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 
 #include "chash.h"
 
-static Oid	ring_table_oid = InvalidOid;
-static Oid	node_table_oid = InvalidOid;
+/*
+ * The catalog's OIDs and what its version has, looked up on first use and
+ * forgotten when the tables are invalidated (they may have been dropped).
+ */
+typedef struct CatalogIds
+{
+	bool		valid;
+	Oid			ring_table;
+	Oid			node_table;
+	Oid			ring_pkey;		/* ring_config's primary key index */
+	Oid			ring_pkey_collation;
+	Oid			version_seq;	/* InvalidOid before version 1.2 */
+	AttrNumber	ring_version;	/* ring_config.version, or invalid */
+	bool		catalog_1_0;	/* no ketama_variant, ties nor ordinal */
+} CatalogIds;
+
+static CatalogIds ids;
+
+static void
+lookup_ids(void)
+{
+	Oid			nsp;
+	Oid			typid;
+	int32		typmod;
+
+	if (likely(ids.valid))
+		return;
+	nsp = get_namespace_oid(CHASH_SCHEMA, true);
+	ids.ring_table = OidIsValid(nsp) ? get_relname_relid(CHASH_RING_TABLE, nsp) : InvalidOid;
+	ids.node_table = OidIsValid(nsp) ? get_relname_relid(CHASH_NODE_TABLE, nsp) : InvalidOid;
+	ids.ring_pkey = OidIsValid(nsp) ? get_relname_relid("ring_config_pkey", nsp) : InvalidOid;
+	if (!OidIsValid(ids.ring_table) || !OidIsValid(ids.node_table) ||
+		!OidIsValid(ids.ring_pkey))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation \"%s.%s\" does not exist",
+						CHASH_SCHEMA, CHASH_RING_TABLE),
+				 errhint("The chash extension may have been dropped; run CREATE EXTENSION chash.")));
+	/* the key of the primary key compares in the column's collation */
+	get_atttypetypmodcoll(ids.ring_table, 1, &typid, &typmod,
+						  &ids.ring_pkey_collation);
+	ids.version_seq = get_relname_relid("ring_version_seq", nsp);
+	ids.ring_version = get_attnum(ids.ring_table, "version");
+	ids.catalog_1_0 = get_attnum(ids.ring_table, "ketama_variant") == InvalidAttrNumber;
+	ids.valid = true;
+}
 
 /* The OID of one of the catalog tables; an error if chash is not installed */
 Oid
 chash_catalog_relid(const char *table)
 {
-	Oid		   *cached = strcmp(table, CHASH_RING_TABLE) == 0 ?
-		&ring_table_oid : &node_table_oid;
-
-	if (!OidIsValid(*cached))
-	{
-		Oid			nsp = get_namespace_oid(CHASH_SCHEMA, true);
-		Oid			relid = OidIsValid(nsp) ? get_relname_relid(table, nsp) : InvalidOid;
-
-		if (!OidIsValid(relid))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("relation \"%s.%s\" does not exist",
-							CHASH_SCHEMA, table),
-					 errhint("The chash extension may have been dropped; run CREATE EXTENSION chash.")));
-		*cached = relid;
-	}
-	return *cached;
+	lookup_ids();
+	return strcmp(table, CHASH_RING_TABLE) == 0 ? ids.ring_table : ids.node_table;
 }
 
-/* Forget the tables' OIDs; they are looked up again on next use */
+/* The sequence of ring versions; InvalidOid before version 1.2 */
+Oid
+chash_catalog_version_seq(void)
+{
+	lookup_ids();
+	return ids.version_seq;
+}
+
+/* The attribute number of ring_config.version; invalid before 1.2 */
+AttrNumber
+chash_catalog_version_attnum(void)
+{
+	lookup_ids();
+	return ids.ring_version;
+}
+
+/* Forget the catalog's OIDs; they are looked up again on next use */
 void
 chash_catalog_forget_relids(void)
 {
-	ring_table_oid = InvalidOid;
-	node_table_oid = InvalidOid;
+	ids.valid = false;
 }
 
 /*
@@ -68,9 +120,182 @@ chash_catalog_forget_relids(void)
 bool
 chash_catalog_is_ours(Oid relid)
 {
-	if (!OidIsValid(ring_table_oid) || !OidIsValid(node_table_oid))
+	if (!ids.valid)
 		return true;
-	return relid == ring_table_oid || relid == node_table_oid;
+	return relid == ids.ring_table || relid == ids.node_table;
+}
+
+/* Whether relid is one of the catalog tables, for certain */
+bool
+chash_catalog_is_table(Oid relid)
+{
+	lookup_ids();
+	return relid == ids.ring_table || relid == ids.node_table;
+}
+
+/*
+ * The columns routing reads.  A caller needs SELECT on each (or on the
+ * table), as a SELECT of them would.
+ */
+static const char *const ring_columns[] = {
+	"ring", "algorithm", "hash", "key_hash", "vnodes", "vnode_name",
+	"vnode_first", "ketama_variant", "ties", "version"
+};
+static const char *const node_columns[] = {
+	"ring", "node", "weight", "vnodes", "state", "ordinal"
+};
+
+static bool
+may_read(Oid relid, const char *const *columns, int ncolumns, Oid user)
+{
+	if (pg_class_aclcheck(relid, user, ACL_SELECT) == ACLCHECK_OK)
+		return true;
+	for (int i = 0; i < ncolumns; i++)
+	{
+		AttrNumber	attnum = get_attnum(relid, columns[i]);
+
+		/* columns of later versions of the catalog */
+		if (attnum == InvalidAttrNumber)
+			continue;
+		if (pg_attribute_aclcheck(relid, attnum, user, ACL_SELECT) != ACLCHECK_OK)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Routing reads the catalog tables with the caller's rights: an error
+ * naming the table if the current user may not read them.  Made on every
+ * resolve of a ring, cached or not.
+ */
+void
+chash_catalog_check_read(const char *ring)
+{
+	Oid			user = GetUserId();
+	const char *table = NULL;
+
+	lookup_ids();
+	if (!may_read(ids.ring_table, ring_columns, lengthof(ring_columns), user))
+		table = CHASH_RING_TABLE;
+	else if (!may_read(ids.node_table, node_columns, lengthof(node_columns), user))
+		table = CHASH_NODE_TABLE;
+	if (table != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read ring \"%s\"",
+						chash_message_name(ring, strlen(ring))),
+				 errdetail("Routing reads table %s.%s, which role \"%s\" may not read.",
+						   CHASH_SCHEMA, table, GetUserNameFromId(user, false))));
+}
+
+/*
+ * Whether row-level security filters what the current user sees of the
+ * catalog tables.  (With row_security off, where it would, this is the
+ * error a SELECT gets.)
+ */
+bool
+chash_catalog_rls_applies(void)
+{
+	lookup_ids();
+	return check_enable_rls(ids.ring_table, InvalidOid, false) == RLS_ENABLED ||
+		check_enable_rls(ids.node_table, InvalidOid, false) == RLS_ENABLED;
+}
+
+/*
+ * The version of the ring as snap sees ring_config, read directly from its
+ * primary key; false if snap sees no such ring (or the catalog has no
+ * versions).  *own says whether this transaction wrote the row: its
+ * version then stands for every change the transaction makes to the ring.
+ * No privilege is checked here: the caller has.
+ */
+bool
+chash_catalog_probe(const char *name, int len, Snapshot snap,
+					int64 *version, bool *own)
+{
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	text	   *t;
+	bool		found = false;
+
+	lookup_ids();
+	if (ids.ring_version == InvalidAttrNumber)
+		return false;
+	t = cstring_to_text_with_len(name, len);
+	rel = table_open(ids.ring_table, AccessShareLock);
+	ScanKeyEntryInitialize(&key, 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   ids.ring_pkey_collation, F_TEXTEQ,
+						   PointerGetDatum(t));
+	scan = systable_beginscan(rel, ids.ring_pkey, true, snap, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tuple, ids.ring_version,
+									 RelationGetDescr(rel), &isnull);
+
+		*version = isnull ? 0 : DatumGetInt64(d);
+		*own = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data));
+		found = true;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	pfree(t);
+	return found;
+}
+
+/*
+ * SPI plans of the statements on the catalog, prepared once per backend
+ * and kept: the sql strings are constants, known by their address.  The
+ * plan cache replans them when the tables change.
+ */
+typedef struct SavedPlan
+{
+	const char *sql;
+	int			nargs;
+	Oid			argtypes[8];
+	SPIPlanPtr	plan;
+} SavedPlan;
+
+static SavedPlan saved_plans[32];
+static int	nsaved_plans = 0;
+
+static SPIPlanPtr
+saved_plan(const char *sql, int nargs, const Oid *argtypes)
+{
+	SPIPlanPtr	plan;
+
+	Assert(nargs <= lengthof(saved_plans[0].argtypes));
+	for (int i = 0; i < nsaved_plans; i++)
+	{
+		SavedPlan  *p = &saved_plans[i];
+
+		if (p->sql == sql && p->nargs == nargs &&
+			memcmp(p->argtypes, argtypes, sizeof(Oid) * nargs) == 0)
+			return p->plan;
+	}
+	plan = SPI_prepare(sql, nargs, (Oid *) argtypes);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare a statement on the chash catalog: %s",
+			 SPI_result_code_string(SPI_result));
+	if (nsaved_plans < lengthof(saved_plans) && SPI_keepplan(plan) == 0)
+	{
+		SavedPlan  *p = &saved_plans[nsaved_plans++];
+
+		p->sql = sql;
+		p->nargs = nargs;
+		memcpy(p->argtypes, argtypes, sizeof(Oid) * nargs);
+		p->plan = plan;
+	}
+	return plan;
+}
+
+/* A plan of a statement on the catalog, kept for the next call */
+SPIPlanPtr
+chash_catalog_plan(const char *sql, int nargs, const Oid *argtypes)
+{
+	return saved_plan(sql, nargs, argtypes);
 }
 
 /* A string of the catalog as the bytes chash hashes */
@@ -119,42 +344,74 @@ spi_select_ring(const char *sql, Datum ring, bool latest)
 {
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		args[1] = {ring};
+	SPIPlanPtr	plan = saved_plan(sql, 1, argtypes);
 	int			ret;
 
 	if (latest)
 	{
-		SPIPlanPtr	plan = SPI_prepare(sql, 1, argtypes);
-
-		if (plan == NULL)
-			elog(ERROR, "could not prepare a query on the chash catalog: %s",
-				 SPI_result_code_string(SPI_result));
 		/* not read-only: SPI advances the command id to see our changes */
 		ret = SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(),
 								   InvalidSnapshot, false, false, 0);
 	}
 	else
-		ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 0);
+		ret = SPI_execute_plan(plan, args, NULL, true, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "could not read the chash catalog: %s",
 			 SPI_result_code_string(ret));
 }
 
 /*
+ * The ring's settings as the queries below read them: version 1.0 of the
+ * catalog has no ketama_variant, ties nor ordinal, and only 1.2 has
+ * versions; older ones are read with their defaults, so that routing goes
+ * on between installing this library and ALTER EXTENSION chash UPDATE.
+ */
+static const char *const ring_queries[] = {
+	/* 1.0 */
+	"SELECT algorithm, hash, coalesce(key_hash, hash),"
+	" vnodes, vnode_name, vnode_first, NULL::pg_catalog.text, NULL::pg_catalog.text,"
+	" 0::pg_catalog.int8"
+	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+	" WHERE ring" CHASH_EQ "$1",
+	/* 1.1 */
+	"SELECT algorithm, hash, coalesce(key_hash, hash),"
+	" vnodes, vnode_name, vnode_first, ketama_variant, ties, 0::pg_catalog.int8"
+	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+	" WHERE ring" CHASH_EQ "$1",
+	/* 1.2 */
+	"SELECT algorithm, hash, coalesce(key_hash, hash),"
+	" vnodes, vnode_name, vnode_first, ketama_variant, ties, version"
+	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+	" WHERE ring" CHASH_EQ "$1",
+};
+static const char *const node_queries[] = {
+	"SELECT node, weight, coalesce(vnodes, 0),"
+	" state" CHASH_EQ "'active', 0::pg_catalog.int8"
+	" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+	" WHERE ring" CHASH_EQ "$1",
+	"SELECT node, weight, coalesce(vnodes, 0),"
+	" state" CHASH_EQ "'active', coalesce(ordinal, 0)"
+	" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+	" WHERE ring" CHASH_EQ "$1",
+};
+
+/*
  * Read a ring's configuration into the current memory context, as the
  * active snapshot sees it (or the latest state, see spi_select_ring); NULL
- * if there is no such ring.
+ * if there is no such ring.  With with_nodes false, the settings only, as
+ * a ring without nodes.
  */
-ChashRingSpec *
-chash_catalog_read_ring(const char *ring, bool latest)
+static ChashRingSpec *
+read_ring(const char *ring, bool latest, bool with_nodes)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
 	Datum		ringdatum;
 	ChashRingSpec *spec;
 	bool		pushed = false;
-	bool		catalog_1_0;
+	int			version;
 
-	(void) chash_catalog_relid(CHASH_RING_TABLE);
-	(void) chash_catalog_relid(CHASH_NODE_TABLE);
+	lookup_ids();
+	version = ids.catalog_1_0 ? 0 : ids.ring_version == InvalidAttrNumber ? 1 : 2;
 
 	ringdatum = CStringGetTextDatum(ring);
 	if (!ActiveSnapshotSet())
@@ -165,23 +422,7 @@ chash_catalog_read_ring(const char *ring, bool latest)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 
-	/*
-	 * Version 1.0 of the catalog has no ketama_variant, ties nor ordinal:
-	 * read it as their defaults, so that routing goes on between installing
-	 * this library and ALTER EXTENSION chash UPDATE.
-	 */
-	catalog_1_0 = get_attnum(chash_catalog_relid(CHASH_RING_TABLE),
-							 "ketama_variant") == InvalidAttrNumber;
-	spi_select_ring(catalog_1_0 ?
-					"SELECT algorithm, hash, coalesce(key_hash, hash),"
-					" vnodes, vnode_name, vnode_first, NULL::text, NULL::text"
-					" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
-					" WHERE ring" CHASH_EQ "$1" :
-					"SELECT algorithm, hash, coalesce(key_hash, hash),"
-					" vnodes, vnode_name, vnode_first, ketama_variant, ties"
-					" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
-					" WHERE ring" CHASH_EQ "$1",
-					ringdatum, latest);
+	spi_select_ring(ring_queries[version], ringdatum, latest);
 	if (SPI_processed == 0)
 	{
 		SPI_finish();
@@ -206,20 +447,14 @@ chash_catalog_read_ring(const char *ring, bool latest)
 		spec->vnode_first = DatumGetInt32(spi_value(row, 6));
 		spec->variant = spi_text(row, 7, callercxt);
 		spec->ties_name = spi_text(row, 8, callercxt);
+		spec->version = DatumGetInt64(spi_value(row, 9));
 	}
 
-	spi_select_ring(catalog_1_0 ?
-					"SELECT node, weight, coalesce(vnodes, 0),"
-					" state" CHASH_EQ "'active', 0::bigint"
-					" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
-					" WHERE ring" CHASH_EQ "$1" :
-					"SELECT node, weight, coalesce(vnodes, 0),"
-					" state" CHASH_EQ "'active', coalesce(ordinal, 0)"
-					" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
-					" WHERE ring" CHASH_EQ "$1",
-					ringdatum, latest);
-
-	spec->nnodes = (int) SPI_processed;
+	if (with_nodes)
+	{
+		spi_select_ring(node_queries[version == 0 ? 0 : 1], ringdatum, latest);
+		spec->nnodes = (int) SPI_processed;
+	}
 	spec->nodes = MemoryContextAllocZero(callercxt,
 										 sizeof(ChashNodeSpec) * Max(spec->nnodes, 1));
 	for (int k = 0; k < spec->nnodes; k++)
@@ -251,13 +486,27 @@ chash_catalog_read_ring(const char *ring, bool latest)
 	 * The 1.0 catalog has neither variants nor server order, so nothing but
 	 * ring rings can be kept in it unchanged through the update.
 	 */
-	if (catalog_1_0 && spec->algorithm != &chash_algorithm_ring)
+	if (ids.catalog_1_0 && spec->algorithm != &chash_algorithm_ring)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("ring \"%s\" uses algorithm \"%s\", which needs version 1.1 of extension \"chash\"",
 						spec->name, spec->algorithm->name),
 				 errhint("Run ALTER EXTENSION chash UPDATE.")));
 	return spec;
+}
+
+/* A ring's configuration with its nodes; NULL if there is no such ring */
+ChashRingSpec *
+chash_catalog_read_ring(const char *ring, bool latest)
+{
+	return read_ring(ring, latest, true);
+}
+
+/* A ring's settings, as a ring without nodes; NULL if there is no such ring */
+ChashRingSpec *
+chash_catalog_read_settings(const char *ring, bool latest)
+{
+	return read_ring(ring, latest, false);
 }
 
 /*
@@ -273,7 +522,8 @@ chash_catalog_check_privilege(const char *table, AclMode mode,
 	if (pg_class_aclcheck(relid, GetUserId(), mode) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to change ring \"%s\"", ring),
+				 errmsg("permission denied to change ring \"%s\"",
+						chash_message_name(ring, strlen(ring))),
 				 errdetail("This needs %s privilege on table %s.%s.",
 						   mode == ACL_INSERT ? "INSERT" :
 						   mode == ACL_UPDATE ? "UPDATE" : "DELETE",
@@ -282,9 +532,9 @@ chash_catalog_check_privilege(const char *table, AclMode mode,
 }
 
 /*
- * Run one statement that changes the catalog, with text, int4 and float8
- * parameters (a NULL Datum pointer array entry is SQL NULL); returns the
- * number of rows it processed.
+ * Run one statement on the catalog, a constant string, with parameters of
+ * the given types (argnulls[i] true for SQL NULL); returns the number of
+ * rows it processed.  The statement's plan is kept for the next call.
  */
 uint64
 chash_catalog_execute(const char *sql, int nargs, const Oid *argtypes,
@@ -293,6 +543,7 @@ chash_catalog_execute(const char *sql, int nargs, const Oid *argtypes,
 	char		nulls[16];
 	int			ret;
 	uint64		processed;
+	SPIPlanPtr	plan;
 
 	Assert(nargs <= lengthof(nulls));
 	for (int i = 0; i < nargs; i++)
@@ -300,8 +551,8 @@ chash_catalog_execute(const char *sql, int nargs, const Oid *argtypes,
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	ret = SPI_execute_with_args(sql, nargs, (Oid *) argtypes, (Datum *) args,
-								nulls, false, 0);
+	plan = saved_plan(sql, nargs, argtypes);
+	ret = SPI_execute_plan(plan, (Datum *) args, nulls, false, 0);
 	if (ret < 0)
 		elog(ERROR, "could not change the chash catalog: %s",
 			 SPI_result_code_string(ret));
@@ -321,92 +572,4 @@ chash_catalog_ring_exists(const char *ring)
 	return chash_catalog_execute("SELECT 1 FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
 								 " WHERE ring" CHASH_EQ "$1",
 								 1, argtypes, args, nulls) > 0;
-}
-
-/*
- * Trigger on INSERT and UPDATE of the catalog tables.  After the statement,
- * with the new rows as transition table chash_new_rows: every ring they
- * touch must still be buildable, or the statement fails.  Like the CHECK
- * constraints, this holds for the functions and for plain DML alike.
- *
- * Concurrent changes are checked one after the other, each against the
- * latest state, so that two changes each within the limits cannot together
- * exceed them: the trigger before the statement takes a lock that ring
- * changes hold until their transaction ends.  Taken before any row is
- * changed, it cannot deadlock with row locks; an object lock, it conflicts
- * with nothing but itself (not with VACUUM, nor with readers).
- */
-static void
-lock_ring_changes(void)
-{
-	LockDatabaseObject(chash_catalog_relid(CHASH_RING_TABLE), 0, 0,
-					   ExclusiveLock);
-}
-
-PG_FUNCTION_INFO_V1(chash_check_ring_size);
-
-Datum
-chash_check_ring_size(PG_FUNCTION_ARGS)
-{
-	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-	MemoryContext callercxt = CurrentMemoryContext;
-	MemoryContext oldcxt;
-	List	   *rings = NIL;
-	ListCell   *lc;
-	int			ret;
-
-	if (!CALLED_AS_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function \"chash_check_ring_size\" must be called as a trigger")));
-
-	lock_ring_changes();
-	if (TRIGGER_FIRED_BEFORE(trigdata->tg_event))
-		PG_RETURN_POINTER(NULL);
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "could not register the transition table of the trigger");
-	ret = SPI_execute("SELECT DISTINCT ring FROM chash_new_rows", true, 0);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "could not read the changed rings: %s",
-			 SPI_result_code_string(ret));
-	/* the list must outlive SPI_finish, which frees SPI's memory */
-	oldcxt = MemoryContextSwitchTo(callercxt);
-	for (uint64 i = 0; i < SPI_processed; i++)
-		rings = lappend(rings, spi_text(SPI_tuptable->vals[i], 1, callercxt));
-	MemoryContextSwitchTo(oldcxt);
-	SPI_finish();
-
-	foreach(lc, rings)
-	{
-		ChashRingSpec *spec = chash_catalog_read_ring(lfirst(lc), true);
-
-		if (spec != NULL)
-			(void) chash_ring_count_points(spec, NULL);
-	}
-	PG_RETURN_POINTER(NULL);
-}
-
-/*
- * Trigger on the catalog tables: any change, by the functions or by plain
- * DML, invalidates the tables' relcache entries.  Every backend's relcache
- * callback (cache.c) then drops its cached rings: this backend's at the end
- * of the command, the others' when the transaction commits.
- */
-PG_FUNCTION_INFO_V1(chash_invalidate_cache);
-
-Datum
-chash_invalidate_cache(PG_FUNCTION_ARGS)
-{
-	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-
-	if (!CALLED_AS_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function \"chash_invalidate_cache\" must be called as a trigger")));
-
-	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
-	PG_RETURN_POINTER(NULL);
 }

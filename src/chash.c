@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/tuplestore.h"
 
@@ -41,8 +42,24 @@ chash_error_unknown(const char *what, const char *plural, const char *name,
 		appendStringInfo(&valid, "%s\"%s\"", i > 0 ? ", " : "", name_at(i));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("unknown %s \"%s\"", what, name),
+			 errmsg("unknown %s \"%s\"", what, chash_message_name(name, strlen(name))),
 			 errhint("Valid %s are %s.", plural, valid.data)));
+}
+
+/*
+ * A name for a message: as it is (NUL-terminated), or its first
+ * CHASH_MESSAGE_NAME_BYTES bytes, cut at a character, and "...": a name of
+ * megabytes must not write megabytes to the log.
+ */
+const char *
+chash_message_name(const char *name, int len)
+{
+	int			cut;
+
+	if (len <= CHASH_MESSAGE_NAME_BYTES)
+		return pnstrdup(name, len);
+	cut = pg_mbcliplen(name, len, CHASH_MESSAGE_NAME_BYTES);
+	return psprintf("%.*s...", cut, name);
 }
 
 /* Set up a set-returning function to fill a tuplestore in one call */

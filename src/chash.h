@@ -9,6 +9,8 @@
  *	  ring.c		building a ring's points and finding owners (pure:
  *					configuration in, points out; no catalog access)
  *	  catalog.c		reading and changing chash.ring_config/node_config
+ *	  triggers.c	the catalog tables' trigger: the ring-change lock,
+ *					versions, and the checks every change passes
  *	  cache.c		the per-backend cache of built rings
  *	  lookup.c, admin.c
  *					thin fmgr wrappers for routing and for ring changes
@@ -38,9 +40,24 @@
 
 /* Limits, mirrored by the CHECK constraints of the catalog tables */
 #define CHASH_MAX_RING_NAME		(NAMEDATALEN - 1)
+/* well under what a btree index entry of (ring, node) can hold */
+#define CHASH_MAX_NODE_NAME		1024
+/* a vnode name is at most this many times a node name long */
+#define CHASH_MAX_TEMPLATE		256
 #define CHASH_MAX_VNODES		16777216
 /* 12 bytes a point keeps a ring of this size under 1 GB of memory */
 #define CHASH_MAX_RING_POINTS	(64 * 1024 * 1024)
+
+/*
+ * Builds check for interrupts by the work done, not by the points made: a
+ * vnode name costs its bytes plus this, and a check is due every so much
+ * work (some hundred microseconds of MD5, less of the other hashes)
+ */
+#define CHASH_WORK_PER_NAME		32
+#define CHASH_WORK_PER_INTERRUPT_CHECK	(256 * 1024)
+
+/* Names in messages: longer ones are cut to this many bytes and "..." */
+#define CHASH_MESSAGE_NAME_BYTES	64
 
 /*
  * Hash functions (hash.c).  Every function maps bytes to an unsigned value
@@ -54,6 +71,7 @@ typedef struct ChashHashFunction
 	int			bits;
 	ChashHashFn fn;
 	const char *description;
+	bool		needs_utf8;		/* input must be UTF-8 (the Java hashes) */
 } ChashHashFunction;
 
 extern const ChashHashFunction *chash_hash_find(const char *name);
@@ -169,6 +187,7 @@ typedef struct ChashRingSpec
 	int32		vnode_first;
 	const char *variant;		/* the algorithm's variant, NULL if none */
 	const char *ties_name;		/* ties as configured, NULL: the default */
+	int64		version;		/* ring_config.version, 0 where unknown */
 	int			nnodes;
 	ChashNodeSpec *nodes;		/* sorted by UTF-8 name, byte order */
 
@@ -211,6 +230,13 @@ typedef struct ChashAlgorithm
 	void		(*point_label) (const ChashRingSpec *spec, int node,
 								uint32 vnode, StringInfo buf);
 	const char *description;
+
+	/*
+	 * A node's points depend on its own settings and the ring's only, not
+	 * on the other nodes: a change can then be checked from the changed
+	 * nodes alone
+	 */
+	bool		node_points_alone;
 } ChashAlgorithm;
 
 extern const ChashAlgorithm *chash_algorithm_find(const char *name);
@@ -298,6 +324,15 @@ chash_ring_owner(const ChashRing *ring, uint32 i)
 }
 
 extern void chash_ring_prepare_spec(ChashRingSpec *spec);
+extern void chash_ring_check_node(const ChashRingSpec *spec,
+								  const ChashNodeSpec *node);
+extern int64 chash_ring_node_points_alone(const ChashRingSpec *settings,
+										  const ChashNodeSpec *node,
+										  bool check);
+extern void chash_ring_check_total(const ChashRingSpec *spec, int64 total);
+extern void chash_error_no_active_nodes(const ChashRing *ring) pg_attribute_noreturn();
+extern void chash_ring_spec_fingerprint(const ChashRingSpec *spec,
+										uint8 fingerprint[16]);
 
 /*
  * A lookup counts the points below the key in a window of fixed size,
@@ -378,11 +413,21 @@ extern ChashRing *chash_ring_build(const ChashRingSpec *spec,
 
 /* Catalog access (catalog.c) */
 extern ChashRingSpec *chash_catalog_read_ring(const char *ring, bool latest);
+extern ChashRingSpec *chash_catalog_read_settings(const char *ring, bool latest);
 extern Oid	chash_catalog_relid(const char *table);
+extern Oid	chash_catalog_version_seq(void);
+extern AttrNumber chash_catalog_version_attnum(void);
 extern void chash_catalog_forget_relids(void);
 extern bool chash_catalog_is_ours(Oid relid);
+extern bool chash_catalog_is_table(Oid relid);
 extern void chash_catalog_check_privilege(const char *table, AclMode mode,
 										  const char *ring);
+extern void chash_catalog_check_read(const char *ring);
+extern bool chash_catalog_rls_applies(void);
+extern bool chash_catalog_probe(const char *name, int len, Snapshot snap,
+								int64 *version, bool *own);
+extern struct _SPI_plan *chash_catalog_plan(const char *sql, int nargs,
+											const Oid *argtypes);
 extern uint64 chash_catalog_execute(const char *sql, int nargs,
 									const Oid *argtypes, const Datum *args,
 									const bool *argnulls);
@@ -392,7 +437,9 @@ extern bool chash_catalog_ring_exists(const char *ring);
  * What tells snapshots apart, as far as what they see of the catalog goes.
  * Two snapshots of one backend with equal fields see the same rows: a
  * transaction that was running in one and has ended in the other moved
- * xmax or changed the number of running transactions.
+ * xmax or changed the number of running transactions.  (This backend's own
+ * subtransactions that abort change what a snapshot sees without changing
+ * it: chash_abort_count counts them.)
  */
 typedef struct ChashSnapshotId
 {
@@ -431,15 +478,33 @@ chash_snapshot_ids_equal(const ChashSnapshotId *a, const ChashSnapshotId *b)
 
 /* The per-backend cache (cache.c) */
 extern uint64 chash_cache_generation;
+extern uint64 chash_abort_count;
 extern void chash_cache_init(void);
 extern const ChashRing *chash_cache_get_ring(const char *name, int len,
 											 Snapshot snap,
 											 uint64 *generation);
-extern void chash_cache_stats(int *rings, int *bound_rings,
-							  int64 *latest, int64 *bound);
+extern const ChashRing *chash_cache_try_get_ring(const char *name, int len,
+												 char **problem);
+
+typedef struct ChashCacheStats
+{
+	int			rings;			/* ring names with a ring cached */
+	int			cached;			/* rings cached, all versions */
+	int64		builds;			/* rings built */
+	int64		version_reads;	/* versions read from ring_config */
+	int64		config_reads;	/* configurations read from the catalog */
+	int64		full_checks;	/* changed rings checked by counting them */
+	int64		delta_checks;	/* changed rings checked from the change */
+} ChashCacheStats;
+
+extern void chash_cache_stats(ChashCacheStats *stats);
+
+/* The catalog's trigger (triggers.c) */
+extern void chash_trigger_stats(int64 *full_checks, int64 *delta_checks);
 
 /* Module set-up, shared errors and compatibility (chash.c) */
 extern void chash_materialized_srf(FunctionCallInfo fcinfo);
+extern const char *chash_message_name(const char *name, int len);
 extern void chash_error_unknown(const char *what, const char *plural,
 								const char *name, int count,
 								const char *(*name_at) (int)) pg_attribute_noreturn();

@@ -343,9 +343,9 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"crc32", 32, hash_crc32, "CRC-32 (IEEE), as zlib and MySQL's CRC32()"},
 	{"md5", 32, hash_md5, "first 4 bytes of MD5, little-endian (ketama)"},
 	{"pg", 64, hash_pg, "PostgreSQL's hash_bytes_extended, seed 0, as hashtextextended(key, 0)"},
-	{"java_fnv32", 32, hash_java_fnv32, "Java ring code: FNV-1a over UTF-16 units in int arithmetic, mixed, Math.abs"},
-	{"java_fnv64", 64, hash_java_fnv64, "Java ring code: java_fnv32's steps in long arithmetic, Math.abs"},
-	{"java_hashcode", 32, hash_java_hashcode, "Java: Math.abs(String.hashCode())"},
+	{"java_fnv32", 32, hash_java_fnv32, "Java ring code: FNV-1a over UTF-16 units in int arithmetic, mixed, Math.abs", true},
+	{"java_fnv64", 64, hash_java_fnv64, "Java ring code: java_fnv32's steps in long arithmetic, Math.abs", true},
+	{"java_hashcode", 32, hash_java_hashcode, "Java: Math.abs(String.hashCode())", true},
 	/* nutcracker's key hashes where they differ from the ones above */
 	{"twemproxy_one_at_a_time", 32, chash_hash_twemproxy_one_at_a_time, "twemproxy's one_at_a_time: Jenkins's one-at-a-time, bytes as signed char"},
 	{"twemproxy_crc16", 32, chash_hash_twemproxy_crc16, "twemproxy's crc16: CRC-16/XMODEM in an unmasked 32-bit register"},

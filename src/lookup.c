@@ -15,6 +15,7 @@
 
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "nodes/primnodes.h"
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
@@ -36,6 +37,7 @@ typedef struct RingCallCache
 	uint64		generation;		/* 0 until a ring is resolved */
 	const ChashRing *ring;
 	ChashSnapshotId snapshot;
+	Oid			userid;			/* for whom: privileges were checked */
 	bool		name_const;		/* the ring argument is a constant */
 	bool		utf8_as_is;		/* the server encoding's text is hashed as is */
 	int			name_len;
@@ -100,6 +102,7 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 	cc->generation = 0;
 	cc->ring = chash_cache_get_ring(name, len, snap, &cc->generation);
 	cc->snapshot = now;
+	cc->userid = GetUserId();
 	cc->name_const = ring_arg_is_const(fcinfo->flinfo);
 	cc->utf8_as_is = chash_utf8_as_is();
 	cc->name_len = len;
@@ -115,8 +118,9 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 
 /*
  * The ring named by argument 0, as the active snapshot sees it.  The fast
- * path checks the cache generation, the name (unless the argument is a
- * constant of the query) and the snapshot.
+ * path checks the cache generation, the user (a SECURITY DEFINER function
+ * or SET ROLE may call through the same FmgrInfo as someone else), the
+ * name (unless the argument is a constant of the query) and the snapshot.
  */
 static pg_attribute_always_inline const ChashRing *
 call_ring(FunctionCallInfo fcinfo)
@@ -125,7 +129,7 @@ call_ring(FunctionCallInfo fcinfo)
 	text	   *arg;
 
 	if (likely(cc != NULL && cc->generation == chash_cache_generation &&
-			   ActiveSnapshotSet()))
+			   cc->userid == GetUserId() && ActiveSnapshotSet()))
 	{
 		ChashSnapshotId now;
 
@@ -143,22 +147,6 @@ call_ring(FunctionCallInfo fcinfo)
 	}
 	arg = PG_GETARG_TEXT_PP(0);
 	return call_ring_resolve(fcinfo, VARDATA_ANY(arg), VARSIZE_ANY_EXHDR(arg));
-}
-
-static pg_noinline void
-error_no_active_nodes(const ChashRing *ring)
-{
-	if (ring->spec.nnodes == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("ring \"%s\" has no active nodes", ring->spec.name),
-				 errdetail("The ring has no nodes."),
-				 errhint("Add one with chash_node_add().")));
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("ring \"%s\" has no active nodes", ring->spec.name),
-			 errdetail("All %d of its nodes are down.", ring->spec.nnodes),
-			 errhint("Bring one back with chash_node_set(ring, node, state => 'active').")));
 }
 
 /* The text of a node of the call's ring, as chash_lookup returns it */
@@ -285,7 +273,7 @@ lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	uint64		position;
 
 	if (unlikely(ring->npoints == 0))
-		error_no_active_nodes(ring);
+		chash_error_no_active_nodes(ring);
 	position = hash_key_arg(ring->spec.key_hash, call_utf8_as_is(fcinfo),
 							fcinfo, 1, type);
 	PG_RETURN_TEXT_P(call_node_text(fcinfo, ring,
@@ -309,7 +297,7 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	int			found = 0;
 
 	if (unlikely(ring->npoints == 0))
-		error_no_active_nodes(ring);
+		chash_error_no_active_nodes(ring);
 	if (n < 1 || n > ring->nactive)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -477,16 +465,26 @@ chash_points(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* chash.ring_node_points(ring): each node's number of points, for the views */
+/*
+ * chash.ring_node_points(ring): each node's number of points, for the
+ * views; no rows for a ring that cannot be built (chash.ring_problem says
+ * why), so that one bad ring does not make the views fail
+ */
 PG_FUNCTION_INFO_V1(chash_ring_node_points);
 
 Datum
 chash_ring_node_points(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const ChashRing *ring = call_ring(fcinfo);
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	char	   *problem;
+	const ChashRing *ring;
 
 	chash_materialized_srf(fcinfo);
+	ring = chash_cache_try_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+									&problem);
+	if (ring == NULL)
+		return (Datum) 0;
 	for (int k = 0; k < ring->spec.nnodes; k++)
 	{
 		Datum		values[2];
@@ -497,6 +495,24 @@ chash_ring_node_points(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/*
+ * chash.ring_problem(ring): why the ring cannot be built (the error its
+ * lookups would raise), NULL if it can
+ */
+PG_FUNCTION_INFO_V1(chash_ring_problem);
+
+Datum
+chash_ring_problem(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	char	   *problem;
+
+	if (chash_cache_try_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+								 &problem) != NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(problem));
 }
 
 /* chash_hash_functions(): the hash functions chash knows */
@@ -554,19 +570,27 @@ Datum
 chash_cache_stats_sql(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
-	int			rings;
-	int			bound_rings;
-	int64		latest;
-	int64		bound;
+	Datum		values[7];
+	bool		nulls[7] = {false, false, false, false, false, false, false};
+	ChashCacheStats stats;
 
 	chash_materialized_srf(fcinfo);
-	chash_cache_stats(&rings, &bound_rings, &latest, &bound);
-	values[0] = Int32GetDatum(rings);
-	values[1] = Int32GetDatum(bound_rings);
-	values[2] = Int64GetDatum(latest);
-	values[3] = Int64GetDatum(bound);
+	chash_cache_stats(&stats);
+	values[0] = Int32GetDatum(stats.rings);
+	values[1] = Int32GetDatum(stats.cached);
+	values[2] = Int64GetDatum(stats.builds);
+	values[3] = Int64GetDatum(stats.version_reads);
+	values[4] = Int64GetDatum(stats.config_reads);
+	values[5] = Int64GetDatum(stats.full_checks);
+	values[6] = Int64GetDatum(stats.delta_checks);
+	if (rsinfo->setDesc->natts == 4)
+	{
+		/* the 1.0 and 1.1 catalogs: rings, bound_rings, latest and bound builds */
+		values[1] = Int32GetDatum(stats.cached - stats.rings);
+		values[3] = Int64GetDatum(0);
+	}
+	else if (rsinfo->setDesc->natts != 7)
+		elog(ERROR, "chash.cache_stats() returns 7 columns");
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }

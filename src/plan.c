@@ -53,7 +53,9 @@ plan_rings(FunctionCallInfo fcinfo)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a plan compares two different rings"),
-				 errdetail("Both rings are \"%s\".", text_to_cstring(from_name)),
+				 errdetail("Both rings are \"%s\".",
+						   chash_message_name(VARDATA_ANY(from_name),
+											  VARSIZE_ANY_EXHDR(from_name))),
 				 errhint("Copy the ring with chash_ring_copy(), change the copy, and compare the two.")));
 
 	/* fetching the second ring may invalidate the first: until both hold */

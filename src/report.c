@@ -32,21 +32,38 @@ report_ring(FunctionCallInfo fcinfo)
 }
 
 /*
- * chash.ring_ownership(ring, replicas): for every node, its points, the
- * fraction of the hash space whose keys it holds when each key is stored
- * on its first 'replicas' distinct nodes, and the fraction expected of it
+ * chash.ring_ownership(ring, replicas, require_active): for every node, its
+ * points, the fraction of the hash space whose keys it holds when each key
+ * is stored on its first 'replicas' distinct nodes, and the fraction
+ * expected of it.  With require_active, a ring with no active node is an
+ * error, as for a lookup; the pictures draw one.  (The 1.1 catalog
+ * declares the first two arguments only, STRICT.)
  */
 PG_FUNCTION_INFO_V1(chash_ring_ownership_sql);
 
 Datum
 chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 {
-	const ChashRing *ring = report_ring(fcinfo);
+	const ChashRing *ring;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int32		replicas = PG_GETARG_INT32(1);
+	int32		replicas;
+	bool		require_active = PG_NARGS() > 2 && !PG_ARGISNULL(2) &&
+		PG_GETARG_BOOL(2);
 	double	   *owned;
 	double	   *expected;
 
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("ring must not be null")));
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("replicas must not be null")));
+	ring = report_ring(fcinfo);
+	replicas = PG_GETARG_INT32(1);
+	if (require_active && ring->npoints == 0)
+		chash_error_no_active_nodes(ring);
 	if (replicas < 1 || (ring->nactive > 0 && replicas > ring->nactive))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -15,6 +15,9 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "chash.h"
 
 static const struct
@@ -61,10 +64,20 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 	spec->strictly_after = false;
 	spec->variant_data = NULL;
 
+	if (spec->hash->needs_utf8 &&
+		pg_encoding_verifymbstr(PG_UTF8, spec->vnode_name_utf8,
+								spec->vnode_name_utf8_len) != spec->vnode_name_utf8_len)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("vnode_name of ring \"%s\" is not valid UTF-8", spec->name),
+				 errdetail("Hash function \"%s\" hashes names as Java strings, which hold UTF-8 text only.",
+						   spec->hash->name)));
+
 	spec->nactive = 0;
 	spec->active_weight = 0;
 	for (int k = 0; k < spec->nnodes; k++)
 	{
+		chash_ring_check_node(spec, &spec->nodes[k]);
 		if (spec->nodes[k].active)
 		{
 			spec->nactive++;
@@ -73,6 +86,127 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 	}
 
 	spec->algorithm->prepare(spec);
+}
+
+/*
+ * Whether a node can be placed by the ring's hash: the Java hashes take
+ * UTF-8 only (a SQL_ASCII database may hold other bytes)
+ */
+void
+chash_ring_check_node(const ChashRingSpec *spec, const ChashNodeSpec *node)
+{
+	if (spec->hash->needs_utf8 &&
+		pg_encoding_verifymbstr(PG_UTF8, node->name_utf8,
+								node->name_utf8_len) != node->name_utf8_len)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("node name \"%s\" is not valid UTF-8",
+						chash_message_name(node->name, node->name_len)),
+				 errdetail("Ring \"%s\" places its points with \"%s\", which hashes names as Java strings, which hold UTF-8 text only.",
+						   spec->name, spec->hash->name),
+				 errhint("Name the node in UTF-8.")));
+}
+
+/*
+ * The points of one node, from the node and the ring's settings alone
+ * (settings: a prepared spec, as chash_catalog_read_settings gives), for
+ * algorithms that say they can; with check, the node is checked as a new
+ * node of the ring is.
+ */
+int64
+chash_ring_node_points_alone(const ChashRingSpec *settings,
+							 const ChashNodeSpec *node, bool check)
+{
+	ChashRingSpec one = *settings;
+
+	Assert(settings->algorithm->node_points_alone);
+	if (check)
+		chash_ring_check_node(settings, node);
+	one.nodes = (ChashNodeSpec *) node;
+	one.nnodes = 1;
+	return settings->algorithm->node_points(&one, 0);
+}
+
+/* The error of routing by a ring with no active nodes */
+void
+chash_error_no_active_nodes(const ChashRing *ring)
+{
+	if (ring->spec.nnodes == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("ring \"%s\" has no active nodes", ring->spec.name),
+				 errdetail("The ring has no nodes."),
+				 errhint("Add one with chash_node_add().")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("ring \"%s\" has no active nodes", ring->spec.name),
+			 errdetail("All %d of its nodes are down.", ring->spec.nnodes),
+			 errhint("Bring one back with chash_node_set(ring, node, state => 'active').")));
+}
+
+/* An error if a ring of that many points would be too large */
+void
+chash_ring_check_total(const ChashRingSpec *spec, int64 total)
+{
+	if (total > CHASH_MAX_RING_POINTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("ring \"%s\" would have too many points", spec->name),
+				 errdetail("Its nodes would have %lld points; the most a ring can have is %d.",
+						   (long long) total, CHASH_MAX_RING_POINTS)));
+}
+
+static void
+fingerprint_bytes(XXH3_state_t *state, const void *data, int len)
+{
+	int32		n = len;
+
+	XXH3_128bits_update(state, &n, sizeof(n));
+	if (len > 0)
+		XXH3_128bits_update(state, data, len);
+}
+
+static void
+fingerprint_string(XXH3_state_t *state, const char *s)
+{
+	fingerprint_bytes(state, s, s ? (int) strlen(s) : -1);
+}
+
+/*
+ * 128 bits that tell configurations of a ring apart: everything the points
+ * depend on, the nodes in their order in the spec.  Two specs with the
+ * same fingerprint build the same ring.
+ */
+void
+chash_ring_spec_fingerprint(const ChashRingSpec *spec, uint8 fingerprint[16])
+{
+	XXH3_state_t state;
+	XXH128_hash_t h;
+	XXH128_canonical_t canonical;
+
+	XXH3_128bits_reset(&state);
+	fingerprint_string(&state, spec->algorithm->name);
+	fingerprint_string(&state, spec->hash->name);
+	fingerprint_string(&state, spec->key_hash->name);
+	fingerprint_bytes(&state, &spec->vnodes, sizeof(spec->vnodes));
+	fingerprint_string(&state, spec->vnode_name);
+	fingerprint_bytes(&state, &spec->vnode_first, sizeof(spec->vnode_first));
+	fingerprint_string(&state, spec->variant);
+	fingerprint_string(&state, spec->ties_name);
+	fingerprint_bytes(&state, &spec->nnodes, sizeof(spec->nnodes));
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		const ChashNodeSpec *n = &spec->nodes[k];
+
+		fingerprint_bytes(&state, n->name, n->name_len);
+		fingerprint_bytes(&state, &n->weight, sizeof(n->weight));
+		fingerprint_bytes(&state, &n->vnodes, sizeof(n->vnodes));
+		fingerprint_bytes(&state, &n->active, sizeof(n->active));
+		fingerprint_bytes(&state, &n->ordinal, sizeof(n->ordinal));
+	}
+	h = XXH3_128bits_digest(&state);
+	XXH128_canonicalFromHash(&canonical, h);
+	memcpy(fingerprint, canonical.digest, 16);
 }
 
 /*
@@ -100,12 +234,7 @@ chash_ring_count_points(const ChashRingSpec *spec, int64 *node_counts)
 								  "Its %d active nodes all get no points from their weights.",
 								  spec->nactive, spec->nactive),
 				 errhint("Give the nodes larger weights, or weights nearer to one another.")));
-	if (total > CHASH_MAX_RING_POINTS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("ring \"%s\" would have too many points", spec->name),
-				 errdetail("Its nodes would have %lld points; the most a ring can have is %d.",
-						   (long long) total, CHASH_MAX_RING_POINTS)));
+	chash_ring_check_total(spec, total);
 	return total;
 }
 
@@ -270,6 +399,7 @@ chash_ring_build_points(const ChashRingSpec *spec, uint32 *npoints)
 									sizeof(ChashPoint) * Max(total, 1));
 	for (int k = 0; k < spec->nnodes; k++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		if (node_counts[k] == 0)
 			continue;
 		spec->algorithm->node_build(spec, k, points + at);

@@ -70,9 +70,15 @@ FROM pg_trigger t
 WHERE t.tgrelid IN ('chash.ring_config'::regclass, 'chash.node_config'::regclass)
 	AND NOT t.tgisinternal
 ORDER BY 1, 2;
-SELECT * FROM chash.ring_config ORDER BY ring;
+-- versions are a database's own: a restored ring gets a new one
+SELECT ring, algorithm, hash, key_hash, vnodes, vnode_name, vnode_first, ketama_variant, ties,
+	   version > 0 AS has_version
+FROM chash.ring_config ORDER BY ring;
+SELECT count(DISTINCT version) = count(*) AS versions_distinct FROM chash.ring_config;
 SELECT * FROM chash.node_config ORDER BY ring, node;
-SELECT * FROM chash.rings ORDER BY ring;
+SELECT ring, algorithm, hash, key_hash, vnodes, vnode_name, vnode_first, nodes, active_nodes,
+	   points, ketama_variant, ties, problem
+FROM chash.rings ORDER BY ring;
 SELECT * FROM chash.nodes ORDER BY ring, node;
 SELECT last_value, is_called FROM chash.node_ordinal_seq;
 -- every point of every ring, in the order chash_points gives them

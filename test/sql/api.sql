@@ -27,8 +27,8 @@ FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = 'chash' AND c.relkind IN ('r', 'v')
 ORDER BY c.relname;
 
--- The catalog tables are dumped by pg_dump, and have the invalidation and
--- size triggers
+-- The catalog tables (and their sequences) are dumped by pg_dump, and have
+-- the catalog's triggers
 SELECT unnest(extconfig)::regclass AS dumped FROM pg_extension WHERE extname = 'chash'
 ORDER BY 1;
 -- (enabled A: always, also with session_replication_role = replica; O: origin)
@@ -37,6 +37,13 @@ SELECT tgname, tgenabled AS enabled,
 FROM pg_trigger WHERE tgrelid IN ('chash.ring_config'::regclass, 'chash.node_config'::regclass)
 	AND NOT tgisinternal
 ORDER BY tgrelid, tgname;
+-- PUBLIC may execute every function but the trigger's
+SELECT p.oid::regprocedure AS not_executable_by_public
+FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+	AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'chash'
+WHERE NOT has_function_privilege('public', p.oid, 'EXECUTE');
 
 -- The signatures and defaults of the contract
 \x on

@@ -25,7 +25,9 @@ CREATE VIEW regress_chash_fingerprint AS
 SELECT (SELECT md5(string_agg(concat_ws(' ', point, node, vnode), ','
 							  ORDER BY point, node, vnode))
 		FROM chash_points('priv')) AS points,
-	   (SELECT md5(string_agg(r::text, ',' ORDER BY ring))
+	   (SELECT md5(string_agg(row(r.ring, r.algorithm, r.hash, r.key_hash, r.vnodes,
+								  r.vnode_name, r.vnode_first, r.ketama_variant, r.ties)::text,
+							  ',' ORDER BY ring))
 		FROM chash.ring_config r WHERE ring LIKE 'priv%') AS rings,
 	   (SELECT md5(string_agg(n::text, ',' ORDER BY ring, node))
 		FROM chash.node_config n WHERE ring LIKE 'priv%') AS nodes;
@@ -46,7 +48,8 @@ FROM unnest(ARRAY['chash.ring_config', 'chash.node_config',
 				  'chash.rings', 'chash.nodes']) t;
 
 -- No function of chash is SECURITY DEFINER, and PUBLIC may execute every
--- one of them: the table privileges alone decide who may change rings
+-- one of them but the catalog's trigger: the table privileges alone decide
+-- who may change rings
 SELECT count(*) >= 28 AS all_functions_seen,
 	   count(*) FILTER (WHERE p.prosecdef) AS security_definer,
 	   count(*) FILTER (WHERE NOT has_function_privilege('public', p.oid, 'EXECUTE'))
@@ -245,6 +248,100 @@ FROM pg_catalog.generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
 SELECT public.chash_ring_drop('priv_sp');
 RESET search_path;
 DROP SCHEMA regress_chash_other;
+
+--
+-- A role cannot attach the catalog's trigger to a table of its own (where
+-- it would take the ring-change lock, or read rows it made up)
+--
+SET ROLE regress_chash_reader;
+CREATE TEMP TABLE regress_chash_mine (ring text);
+\set VERBOSITY default
+CREATE TRIGGER mine BEFORE INSERT ON regress_chash_mine
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.catalog_trigger();
+\set VERBOSITY terse
+DROP TABLE regress_chash_mine;
+RESET ROLE;
+
+--
+-- Routing sees exactly what the caller may see of the catalog, whoever
+-- built the cached ring: privileges are checked on every resolve, and rings
+-- read under row-level security are told apart by their contents
+--
+CREATE FUNCTION regress_chash_nodes_routed() RETURNS text[]
+	LANGUAGE plpgsql AS $$
+DECLARE
+	nodes text[] := '{}';
+	node text;
+BEGIN
+	FOR k IN 1..1000 LOOP
+		node := chash_lookup('priv', k);
+		IF NOT node = ANY (nodes) THEN
+			nodes := nodes || node;
+		END IF;
+	END LOOP;
+	RETURN ARRAY(SELECT unnest(nodes) ORDER BY 1);
+END
+$$;
+SELECT regress_chash_nodes_routed() AS superuser_routes_to;
+SELECT chash_ring_copy('priv', 'priv_copy');
+-- no SELECT on node_config: no routing, no points, no plans, no views
+REVOKE SELECT ON chash.node_config FROM PUBLIC;
+SET ROLE regress_chash_reader;
+\set VERBOSITY default
+SELECT chash_lookup('priv', 'k');
+SELECT regress_chash_nodes_routed();
+SELECT count(*) FROM chash_points('priv');
+SELECT chash_position('priv', 'k');
+SELECT count(*) FROM chash_moved_ranges('priv', 'priv_copy');
+SELECT * FROM chash.rings WHERE ring = 'priv';
+\set VERBOSITY terse
+RESET ROLE;
+-- the columns routing reads are enough
+GRANT SELECT (ring, node, weight, vnodes, state, ordinal) ON chash.node_config
+	TO regress_chash_reader;
+SET ROLE regress_chash_reader;
+SELECT regress_chash_nodes_routed() AS reader_with_column_grants;
+RESET ROLE;
+REVOKE SELECT (ring, node, weight, vnodes, state, ordinal) ON chash.node_config
+	FROM regress_chash_reader;
+GRANT SELECT ON chash.node_config TO PUBLIC;
+SELECT chash_ring_drop('priv_copy');
+
+-- row-level security hides node a from the reader
+ALTER TABLE chash.node_config ENABLE ROW LEVEL SECURITY;
+CREATE POLICY regress_chash_hide_a ON chash.node_config FOR SELECT TO PUBLIC
+	USING (node <> 'a' OR current_user <> 'regress_chash_reader');
+SELECT regress_chash_nodes_routed() AS superuser_routes_to;
+SET ROLE regress_chash_reader;
+SELECT regress_chash_nodes_routed() AS reader_routes_to;
+SELECT count(*) FILTER (WHERE node = 'a') AS points_of_a, count(DISTINCT node) AS nodes
+FROM chash_points('priv');
+SELECT node, points FROM chash.nodes WHERE ring = 'priv' ORDER BY node;
+RESET ROLE;
+SELECT regress_chash_nodes_routed() AS superuser_again;
+-- ... inside a SECURITY DEFINER function, as its owner
+CREATE FUNCTION regress_chash_routed_as_owner() RETURNS text[]
+	LANGUAGE sql SECURITY DEFINER
+	SET search_path = public, pg_catalog
+	AS $$ SELECT regress_chash_nodes_routed() $$;
+ALTER FUNCTION regress_chash_routed_as_owner() OWNER TO regress_chash_reader;
+SELECT regress_chash_routed_as_owner() AS definer_reader_routes_to,
+	   regress_chash_nodes_routed() AS caller_routes_to;
+-- ... and through one call site, in one snapshot, across SET ROLE
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT regress_chash_nodes_routed() AS superuser;
+SET LOCAL ROLE regress_chash_reader;
+SELECT regress_chash_nodes_routed() AS then_reader;
+RESET ROLE;
+SELECT regress_chash_nodes_routed() AS then_superuser;
+COMMIT;
+DROP FUNCTION regress_chash_routed_as_owner();
+DROP POLICY regress_chash_hide_a ON chash.node_config;
+ALTER TABLE chash.node_config DISABLE ROW LEVEL SECURITY;
+SET ROLE regress_chash_reader;
+SELECT regress_chash_nodes_routed() AS reader_without_the_policy;
+RESET ROLE;
+DROP FUNCTION regress_chash_nodes_routed();
 
 --
 -- Clean up: nothing of this test is left

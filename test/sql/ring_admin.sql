@@ -121,9 +121,9 @@ UPDATE chash.ring_config SET ring = 'users' WHERE ring = 'customers';
 -- A template may hold {i} many times and {node} anywhere; node names are
 -- taken as they are, even if they look like placeholders
 SELECT chash_ring_create('many_i', vnodes => 3,
-						 vnode_name => repeat('{i}.', 70) || '{node}|{node}');
+						 vnode_name => repeat('{i}.', 60) || '{node}|{node}');
 SELECT chash_node_add('many_i', 'x{i}{node}');
-SELECT vnode = repeat('1.', 70) || 'x{i}{node}|x{i}{node}' AS names_as_template,
+SELECT vnode = repeat('1.', 60) || 'x{i}{node}|x{i}{node}' AS names_as_template,
 	   point = chash_hash('xxh3_64', vnode) AS at_hash
 FROM chash_points('many_i') WHERE vnode LIKE '1.%';
 SELECT chash_lookup('many_i', 'k') AS owner;

@@ -1,6 +1,7 @@
 --
--- Upgrading from 1.0: routing goes on between installing the new library
--- and ALTER EXTENSION chash UPDATE, and the update keeps every route.
+-- Upgrading from 1.0 and 1.1: routing goes on between installing the new
+-- library and ALTER EXTENSION chash UPDATE, and each update keeps every
+-- route.
 --
 SELECT current_database() AS regress_db \gset
 SET client_min_messages = warning;
@@ -30,7 +31,7 @@ SELECT chash_ring_create('ketama', algorithm => 'ketama', hash => 'md5', vnode_n
 INSERT INTO chash.ring_config (ring, algorithm, hash) VALUES ('ketama', 'ketama', 'md5');
 UPDATE chash.ring_config SET algorithm = 'ketama' WHERE ring = 'cache';
 
-ALTER EXTENSION chash UPDATE;
+ALTER EXTENSION chash UPDATE TO '1.1';
 SELECT extversion FROM pg_extension WHERE extname = 'chash';
 -- nodes are numbered in the order in which 1.0 broke ties, by name
 SELECT ring, node, ordinal FROM chash.node_config ORDER BY ordinal;
@@ -51,6 +52,39 @@ SELECT ring, hash, key_hash, vnode_name, ketama_variant FROM chash.rings WHERE r
 -- and now ketama rings can be made
 SELECT chash_ring_create('ketama', algorithm => 'ketama');
 SELECT ring, hash, vnode_name, ketama_variant FROM chash.rings WHERE ring = 'ketama';
+
+-- The 1.1 catalog has no versions: this library reads a ring's
+-- configuration on each new snapshot and finds its ring by fingerprint,
+-- and the 1.1 trigger functions check changes as 1.1 did
+SELECT chash_node_add(r, n) FROM unnest(ARRAY['twem', 'ketama']) r, unnest(ARRAY['s1', 's2']) n;
+CREATE TABLE routes_1_1 AS
+	SELECT r.ring, k, chash_lookup(r.ring, k) AS node
+	FROM chash.ring_config r, generate_series(1, 2000) k;
+SELECT * FROM chash.cache_stats();
+SELECT chash_node_set('cache', '10.0.1.1', state => 'down');
+SELECT DISTINCT chash_lookup('cache', k) AS only_node FROM generate_series(1, 100) k;
+SELECT chash_node_set('cache', '10.0.1.1', state => 'active');
+SELECT count(*) FILTER (WHERE chash_lookup(ring, k) <> node) AS differ FROM routes_1_1;
+SELECT chash_node_add('users', 'huge', 200000);
+SELECT rings, bound_rings FROM chash.cache_stats();
+
+ALTER EXTENSION chash UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'chash';
+-- every route is the same; each ring has a version, the triggers are 1.2's
+SELECT count(*) AS keys, count(*) FILTER (WHERE chash_lookup(ring, k) = node) AS same
+FROM routes_1_1;
+SELECT ring, version > 0 AS has_version, problem FROM chash.rings ORDER BY ring;
+SELECT DISTINCT p.proname AS trigger_function
+FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+WHERE t.tgrelid IN ('chash.ring_config'::regclass, 'chash.node_config'::regclass)
+	AND NOT t.tgisinternal;
+SELECT count(*) AS old_functions FROM pg_proc
+WHERE proname IN ('check_ring_size', 'invalidate_cache');
+-- removals are checked now, and a change to one ring rebuilds no other
+SELECT builds FROM chash.cache_stats() \gset
+SELECT chash_node_remove('users', 'd');
+SELECT count(*) FILTER (WHERE chash_lookup(ring, k) IS NULL) AS unrouted FROM routes_1_1;
+SELECT builds - :builds AS rings_built FROM chash.cache_stats();
 
 \c :regress_db
 DROP DATABASE chash_upgrade;

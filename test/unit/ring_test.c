@@ -14,7 +14,10 @@
  *	  runs of 7 to 100 consecutive values (buckets of just those sizes).
  *	  Keys: every point (of big rings, some 100,000) and its neighbours,
  *	  every bucket's first position and its neighbours, 0, the largest
- *	  position, and random ones.
+ *	  position, and random ones;
+ *	- that builds check for interrupts by the bytes they hash, so that a
+ *	  ring of long vnode names can be cancelled (server_stubs.c counts the
+ *	  checks).
  *
  * SQL cannot aim keys at those places: a key's position is a hash.
  *
@@ -24,11 +27,16 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+
 #include "chash.h"
 
 static uint64 rng = 0x2545F4914F6CDD1DULL;
 static long checks = 0;
 static long failures = 0;
+
+/* counted by server_stubs.c's ProcessInterrupts */
+extern long chash_test_interrupt_checks;
 
 static uint64
 rnd(void)
@@ -267,6 +275,67 @@ test_ring(Shape shape, int bits, bool strict, uint32 n, uint32 nnodes)
 	pfree(pos);
 }
 
+/*
+ * A ring of one node whose vnode names are long: a 1,024-byte node name 42
+ * times in a 255-byte template, 43 kB a name.  Building it must check for
+ * interrupts about once per CHASH_WORK_PER_INTERRUPT_CHECK of work, not
+ * once per 4,096 names (or 1,024 MD5 digests), which would hash gigabytes
+ * between two checks.
+ */
+static void
+test_interrupt_checks(const char *algorithm, const char *hash, int vnodes)
+{
+	ChashRingSpec spec;
+	StringInfoData tmpl;
+	char	   *name = palloc(CHASH_MAX_NODE_NAME + 1);
+	ChashPoint *points;
+	uint32		npoints;
+	int64		names;
+	int64		work;
+
+	memset(name, 'n', CHASH_MAX_NODE_NAME);
+	name[CHASH_MAX_NODE_NAME] = '\0';
+	initStringInfo(&tmpl);
+	while (tmpl.len + 6 + 3 <= CHASH_MAX_TEMPLATE)
+		appendStringInfoString(&tmpl, "{node}");
+	appendStringInfoString(&tmpl, "{i}");
+
+	memset(&spec, 0, sizeof(spec));
+	strlcpy(spec.name, "long", sizeof(spec.name));
+	spec.algorithm = chash_algorithm_get(algorithm);
+	spec.hash = spec.key_hash = chash_hash_get(hash);
+	spec.vnodes = vnodes;
+	spec.vnode_name = spec.vnode_name_utf8 = tmpl.data;
+	spec.vnode_name_utf8_len = tmpl.len;
+	spec.nnodes = 1;
+	spec.nodes = palloc0(sizeof(ChashNodeSpec));
+	spec.nodes[0].name = spec.nodes[0].name_utf8 = name;
+	spec.nodes[0].name_len = spec.nodes[0].name_utf8_len = CHASH_MAX_NODE_NAME;
+	spec.nodes[0].weight = 1;
+	spec.nodes[0].active = true;
+	chash_ring_prepare_spec(&spec);
+
+	chash_test_interrupt_checks = 0;
+	InterruptPending = true;
+	points = chash_ring_build_points(&spec, &npoints);
+	InterruptPending = false;
+
+	/* ketama hashes one name a digest of four points */
+	names = strcmp(algorithm, "ketama") == 0 ? npoints / 4 : npoints;
+	work = names * ((int64) (tmpl.len - 3) / 6 * CHASH_MAX_NODE_NAME +
+					CHASH_WORK_PER_NAME);
+	check(npoints == (uint32) vnodes, "points of a ring of long names",
+		  npoints, vnodes);
+	check(chash_test_interrupt_checks >= work / CHASH_WORK_PER_INTERRUPT_CHECK,
+		  "interrupt checks by work", chash_test_interrupt_checks,
+		  work / CHASH_WORK_PER_INTERRUPT_CHECK);
+	printf("ring_test: %s ring of %lld names of %lld bytes: %ld interrupt checks\n",
+		   algorithm, (long long) names,
+		   (long long) ((tmpl.len - 3) / 6 * CHASH_MAX_NODE_NAME + 1),
+		   chash_test_interrupt_checks);
+	pfree(points);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -298,6 +367,8 @@ main(int argc, char **argv)
 		test_sort(make_points(UNIFORM, 64, 0, 1), 0, 64);
 		printf("ring_test: %-10s %ld checks\n", "big, wide", checks - before);
 	}
+	test_interrupt_checks("ring", "xxh3_64", 200);
+	test_interrupt_checks("ketama", "md5", 200);
 	printf("ring_test: %ld checks, %ld failed\n", checks, failures);
 	return failures == 0 ? 0 : 1;
 }

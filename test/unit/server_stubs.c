@@ -10,7 +10,7 @@
  * from PostgreSQL's own frontend libraries (libpgcommon, libpgport); this
  * file gives the rest: memory contexts as plain malloc (nothing is freed
  * but what the code frees itself), errors that print and exit (lower
- * levels are dropped), and no interrupts.
+ * levels are dropped), and interrupts that are only counted.
  */
 #include "postgres.h"
 
@@ -62,9 +62,13 @@ MemoryContextAllocZero(MemoryContext context, Size size)
 	return p;
 }
 
+/* CHECK_FOR_INTERRUPTS calls this where InterruptPending is set: count */
+long		chash_test_interrupt_checks = 0;
+
 void
 ProcessInterrupts(void)
 {
+	chash_test_interrupt_checks++;
 }
 
 int
@@ -142,6 +146,13 @@ errfinish(const char *filename, int lineno, const char *funcname)
 {
 	if (report_level >= ERROR)
 		exit(2);
+}
+
+/* names in messages as they are: nothing is logged here but on exit */
+const char *
+chash_message_name(const char *name, int len)
+{
+	return pnstrdup(name, len);
 }
 
 void

@@ -1,0 +1,636 @@
+/*-------------------------------------------------------------------------
+ *
+ * triggers.c
+ *	  The trigger of the catalog tables chash.ring_config and
+ *	  chash.node_config: every change to a ring, through the functions or by
+ *	  plain DML, passes here.
+ *
+ * Before each statement it takes the ring-change lock, so that concurrent
+ * changes queue up in one order and cannot deadlock: taken before any row
+ * is touched, by every INSERT, UPDATE, DELETE and TRUNCATE of either table.
+ * It is an object lock on ring_config, which conflicts with nothing but
+ * itself (not with VACUUM, nor with readers); routing never waits for it.
+ *
+ * Each ring_config row carries a version, from a sequence: a new row or a
+ * changed one gets a new version (before each row), and a statement that
+ * changes a ring's nodes gives the ring a new version (after the
+ * statement).  A version thus names one configuration of one ring: cached
+ * rings are kept by version (cache.c), and a change to one ring costs other
+ * rings nothing.  A transaction gives a ring a version once: later changes
+ * of the same transaction are seen only by it, and cache.c does not trust
+ * versions of rows its own transaction wrote.
+ *
+ * After each statement every ring it touched must still be buildable: no
+ * node over CHASH_MAX_VNODES points, no ring over CHASH_MAX_RING_POINTS,
+ * and the algorithm's own rules.  For algorithms whose nodes' points depend
+ * on the node alone, a change is checked from the changed rows and the
+ * ring's point count before it, which this backend remembers by version:
+ * adding a node to a ring of 100,000 costs what adding it to a ring of 10
+ * does.  Other algorithms (ketama: every node's share depends on all)
+ * count the whole ring.
+ *
+ * The trigger's own queries run as the owner of the catalog, with a pinned
+ * search_path, so that a role allowed to add nodes need not be allowed to
+ * read every row, and so that nothing on the caller's search_path runs with
+ * the owner's rights.  The trigger checks that it fires on the catalog
+ * tables, from the events it is created for: attached to another table, it
+ * refuses to run (and PUBLIC may not execute it at all).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type_d.h"
+#include "commands/sequence.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+#include "chash.h"
+
+/* What this backend knows of a ring's size: its points at a version */
+typedef struct RingCount
+{
+	char		name[NAMEDATALEN];	/* hash key */
+	int64		version;
+	uint64		abort_count;	/* chash_abort_count when counted */
+	int64		points;
+} RingCount;
+
+static HTAB *ring_counts = NULL;
+
+/* The version update of node changes, whose own trigger checks nothing */
+static bool bumping_versions = false;
+
+/* Rings checked by counting them whole, and from the change alone */
+static int64 full_checks = 0;
+static int64 delta_checks = 0;
+
+void
+chash_trigger_stats(int64 *full, int64 *delta)
+{
+	*full = full_checks;
+	*delta = delta_checks;
+}
+
+/* The events the trigger is created for, by table */
+typedef enum CatalogTable
+{
+	TABLE_RING,
+	TABLE_NODE
+} CatalogTable;
+
+static void
+error_not_ours(FunctionCallInfo fcinfo, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+			 errmsg("function %s is a trigger of chash's catalog tables only",
+					format_procedure_qualified(fcinfo->flinfo->fn_oid)),
+			 errdetail("%s", why)));
+}
+
+/*
+ * The trigger data of a call on one of the catalog tables; an error for any
+ * other call.  A trigger runs as whoever changes the table, who may have
+ * attached the function to a table of their own: nothing of that table may
+ * be trusted.
+ */
+static TriggerData *
+catalog_trigger_data(FunctionCallInfo fcinfo, CatalogTable *table)
+{
+	TriggerData *trigdata;
+	Oid			relid;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		error_not_ours(fcinfo, "It was called as a function, not as a trigger.");
+	trigdata = (TriggerData *) fcinfo->context;
+	relid = RelationGetRelid(trigdata->tg_relation);
+	if (!chash_catalog_is_table(relid))
+		error_not_ours(fcinfo,
+					   psprintf("It was fired on table \"%s\", which is not %s.%s nor %s.%s.",
+								RelationGetRelationName(trigdata->tg_relation),
+								CHASH_SCHEMA, CHASH_RING_TABLE,
+								CHASH_SCHEMA, CHASH_NODE_TABLE));
+	*table = relid == chash_catalog_relid(CHASH_RING_TABLE) ? TABLE_RING : TABLE_NODE;
+	return trigdata;
+}
+
+/* The ring-change lock, held until the end of the transaction */
+static void
+lock_ring_changes(void)
+{
+	LockDatabaseObject(chash_catalog_relid(CHASH_RING_TABLE), 0, 0,
+					   ExclusiveLock);
+}
+
+/*
+ * Run the trigger's queries as the owner of the catalog tables, with
+ * search_path pinned, row-level security not forced; undone by
+ * end_as_owner, or by the transaction's abort.
+ */
+typedef struct AsOwner
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+} AsOwner;
+
+static void
+begin_as_owner(AsOwner *as)
+{
+	Oid			owner;
+	HeapTuple	tuple;
+
+	tuple = SearchSysCache1(RELOID,
+							ObjectIdGetDatum(chash_catalog_relid(CHASH_RING_TABLE)));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for the chash catalog");
+	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+
+	GetUserIdAndSecContext(&as->save_userid, &as->save_sec_context);
+	SetUserIdAndSecContext(owner, as->save_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+	as->save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+}
+
+static void
+end_as_owner(AsOwner *as)
+{
+	AtEOXact_GUC(false, as->save_nestlevel);
+	SetUserIdAndSecContext(as->save_userid, as->save_sec_context);
+}
+
+/* A text column of a transition row, as a C string; NULL if null */
+static char *
+slot_text(TupleTableSlot *slot, AttrNumber attnum)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(slot, attnum, &isnull);
+
+	return isnull ? NULL : TextDatumGetCString(d);
+}
+
+/*
+ * The rows of a transition table, one at a time into slot: a read pointer
+ * of our own, as other triggers of the statement read the same table
+ */
+static void
+transition_begin(Tuplestorestate *ts)
+{
+	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, 0));
+	tuplestore_rescan(ts);
+}
+
+/* A changed ring, and how its change is checked */
+typedef struct ChangedRing
+{
+	char		name[NAMEDATALEN];	/* hash key */
+	ChashRingSpec *settings;	/* NULL: the ring no longer exists */
+	bool		count_all;		/* count the whole ring */
+	int64		points;			/* before the statement, then after it */
+} ChangedRing;
+
+static void
+add_ring_names(HTAB *rings, Relation rel, Tuplestorestate *ts, bool settings_changed)
+{
+	TupleTableSlot *slot;
+	AttrNumber	attnum = get_attnum(RelationGetRelid(rel), "ring");
+
+	if (ts == NULL)
+		return;
+	slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsMinimalTuple);
+	transition_begin(ts);
+	while (tuplestore_gettupleslot(ts, true, false, slot))
+	{
+		char	   *name = slot_text(slot, attnum);
+		ChangedRing *r;
+		bool		found;
+
+		/* a NOT NULL column, 1 to 63 bytes: check nonetheless */
+		if (name == NULL || strlen(name) >= NAMEDATALEN)
+			continue;
+		r = hash_search(rings, name, HASH_ENTER, &found);
+		if (!found)
+		{
+			r->settings = NULL;
+			r->count_all = false;
+			r->points = 0;
+		}
+		r->count_all |= settings_changed;
+		pfree(name);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/*
+ * Add the points of a transition table's nodes (sign 1) or take them off
+ * (sign -1) for the rings counted from their changes; check each added
+ * node on its own.
+ */
+static void
+add_node_points(HTAB *rings, Relation rel, Tuplestorestate *ts, int sign)
+{
+	TupleTableSlot *slot;
+	Oid			relid = RelationGetRelid(rel);
+	AttrNumber	a_ring = get_attnum(relid, "ring");
+	AttrNumber	a_node = get_attnum(relid, "node");
+	AttrNumber	a_weight = get_attnum(relid, "weight");
+	AttrNumber	a_vnodes = get_attnum(relid, "vnodes");
+	AttrNumber	a_state = get_attnum(relid, "state");
+
+	if (ts == NULL)
+		return;
+	slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsMinimalTuple);
+	transition_begin(ts);
+	while (tuplestore_gettupleslot(ts, true, false, slot))
+	{
+		char	   *ring = slot_text(slot, a_ring);
+		ChangedRing *r;
+		ChashNodeSpec node;
+		char	   *state;
+		bool		isnull;
+		Datum		d;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ring == NULL || strlen(ring) >= NAMEDATALEN)
+			continue;
+		r = hash_search(rings, ring, HASH_FIND, NULL);
+		pfree(ring);
+		if (r == NULL || r->settings == NULL || r->count_all)
+			continue;
+
+		memset(&node, 0, sizeof(node));
+		node.name = slot_text(slot, a_node);
+		if (node.name == NULL)
+			continue;
+		node.name_len = strlen(node.name);
+		node.name_utf8 = chash_text_bytes(node.name, node.name_len,
+										  &node.name_utf8_len);
+		d = slot_getattr(slot, a_weight, &isnull);
+		node.weight = isnull ? 1 : DatumGetFloat8(d);
+		d = slot_getattr(slot, a_vnodes, &isnull);
+		node.vnodes = isnull ? 0 : DatumGetInt32(d);
+		state = slot_text(slot, a_state);
+		node.active = state != NULL && strcmp(state, "active") == 0;
+
+		/* rows before the change were checked when they were made */
+		r->points += sign * chash_ring_node_points_alone(r->settings, &node,
+														 sign > 0);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/*
+ * Give a ring a new version, unless this transaction has given it one:
+ * the row's own trigger then draws it from the sequence.  Returns the
+ * ring's version, 0 if it no longer exists.
+ */
+static int64
+bump_version(const char *ring)
+{
+	int64		version;
+	bool		own;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1];
+	char		nulls[1] = {' '};
+	SPIPlanPtr	plan;
+	int			ret;
+
+	/* the latest state, this command's changes included */
+	CommandCounterIncrement();
+	if (!chash_catalog_probe(ring, strlen(ring), GetLatestSnapshot(),
+							 &version, &own))
+		return 0;
+	if (own)
+		return version;
+
+	args[0] = CStringGetTextDatum(ring);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = chash_catalog_plan("UPDATE " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " SET version = 0 WHERE ring" CHASH_EQ "$1"
+							  " RETURNING version", 1, argtypes);
+	bumping_versions = true;
+	PG_TRY();
+	{
+		ret = SPI_execute_plan(plan, args, nulls, false, 0);
+	}
+	PG_FINALLY();
+	{
+		bumping_versions = false;
+	}
+	PG_END_TRY();
+	if (ret != SPI_OK_UPDATE_RETURNING)
+		elog(ERROR, "could not update the version of ring \"%s\": %s",
+			 ring, SPI_result_code_string(ret));
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+
+		version = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+											  SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	else
+		version = 0;
+	SPI_finish();
+	return version;
+}
+
+/* Every ring gets a new version: after TRUNCATE, which names no rows */
+static void
+bump_all_versions(void)
+{
+	int			ret;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	bumping_versions = true;
+	PG_TRY();
+	{
+		ret = SPI_execute("UPDATE " CHASH_SCHEMA "." CHASH_RING_TABLE
+						  " SET version = 0", false, 0);
+	}
+	PG_FINALLY();
+	{
+		bumping_versions = false;
+	}
+	PG_END_TRY();
+	if (ret != SPI_OK_UPDATE)
+		elog(ERROR, "could not update the versions of the chash catalog: %s",
+			 SPI_result_code_string(ret));
+	SPI_finish();
+}
+
+static RingCount *
+ring_count(const char *name, bool create)
+{
+	if (ring_counts == NULL)
+	{
+		HASHCTL		ctl;
+
+		if (!create)
+			return NULL;
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = NAMEDATALEN;
+		ctl.entrysize = sizeof(RingCount);
+		ctl.hcxt = TopMemoryContext;
+		ring_counts = hash_create("chash ring counts", 16, &ctl,
+								  HASH_ELEM | HASH_CONTEXT | HASH_STRINGS);
+	}
+	return hash_search(ring_counts, name, create ? HASH_ENTER : HASH_FIND, NULL);
+}
+
+/*
+ * Check the rings a statement changed, then give each a new version.
+ * versions: the catalog has versions (1.2); without them every ring is
+ * counted whole and nothing is remembered.
+ */
+static void
+check_changed_rings(TriggerData *trigdata, CatalogTable table, bool versions)
+{
+	Relation	rel = trigdata->tg_relation;
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+	HASHCTL		ctl;
+	HTAB	   *rings;
+	HASH_SEQ_STATUS status;
+	ChangedRing *r;
+	bool		node_change = table == TABLE_NODE;
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "chash ring check",
+								ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = NAMEDATALEN;
+	ctl.entrysize = sizeof(ChangedRing);
+	ctl.hcxt = cxt;
+	rings = hash_create("chash changed rings", 16, &ctl,
+						HASH_ELEM | HASH_CONTEXT | HASH_STRINGS);
+	/* a ring's own row changed: its settings may have, so count it all */
+	add_ring_names(rings, rel, trigdata->tg_newtable, !node_change);
+	if (node_change)
+		add_ring_names(rings, rel, trigdata->tg_oldtable, false);
+
+	/* the rings as they are now, and which can be counted from the change */
+	hash_seq_init(&status, rings);
+	while ((r = hash_seq_search(&status)) != NULL)
+	{
+		RingCount  *known;
+
+		r->settings = chash_catalog_read_settings(r->name, true);
+		if (r->settings == NULL)
+			continue;			/* dropped, or renamed */
+		known = versions ? ring_count(r->name, false) : NULL;
+		if (known == NULL || known->version != r->settings->version ||
+			known->abort_count != chash_abort_count ||
+			!r->settings->algorithm->node_points_alone)
+			r->count_all = true;
+		else
+			r->points = known->points;
+	}
+
+	if (node_change)
+	{
+		add_node_points(rings, rel, trigdata->tg_oldtable, -1);
+		add_node_points(rings, rel, trigdata->tg_newtable, 1);
+	}
+
+	hash_seq_init(&status, rings);
+	while ((r = hash_seq_search(&status)) != NULL)
+	{
+		int64		version;
+		RingCount  *known;
+
+		if (r->settings == NULL)
+			continue;
+		if (r->count_all)
+		{
+			ChashRingSpec *spec = chash_catalog_read_ring(r->name, true);
+
+			if (spec == NULL)
+				continue;
+			r->points = chash_ring_count_points(spec, NULL);
+			full_checks++;
+		}
+		else
+		{
+			chash_ring_check_total(r->settings, r->points);
+			delta_checks++;
+		}
+
+		if (!versions)
+			continue;
+		version = node_change ? bump_version(r->name) : r->settings->version;
+		if (version == 0)
+			continue;
+		known = ring_count(r->name, true);
+		known->version = version;
+		known->abort_count = chash_abort_count;
+		known->points = r->points;
+	}
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+}
+
+/*
+ * Before each row of ring_config that is inserted or updated: a new
+ * version, whatever the row says.  (The sequence is the extension's; the
+ * trigger draws from it without the caller's rights.)
+ */
+static HeapTuple
+new_version(TriggerData *trigdata)
+{
+	Relation	rel = trigdata->tg_relation;
+	HeapTuple	tuple = TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) ?
+		trigdata->tg_trigtuple : trigdata->tg_newtuple;
+	int			attnum = chash_catalog_version_attnum();
+	Datum		value;
+	bool		isnull = false;
+
+	value = Int64GetDatum(nextval_internal(chash_catalog_version_seq(), false));
+	return heap_modify_tuple_by_cols(tuple, RelationGetDescr(rel), 1,
+									 &attnum, &value, &isnull);
+}
+
+/*
+ * The one trigger function of the 1.2 catalog, for every trigger of both
+ * tables (see the install script):
+ *	  before each statement:				the ring-change lock
+ *	  before each row of ring_config:		a new version
+ *	  after each statement:					the checks, the versions of
+ *											changed nodes' rings
+ */
+PG_FUNCTION_INFO_V1(chash_catalog_trigger);
+
+Datum
+chash_catalog_trigger(PG_FUNCTION_ARGS)
+{
+	CatalogTable table;
+	TriggerData *trigdata = catalog_trigger_data(fcinfo, &table);
+	TriggerEvent event = trigdata->tg_event;
+	AsOwner		as;
+
+	if (!OidIsValid(chash_catalog_version_seq()) ||
+		chash_catalog_version_attnum() == InvalidAttrNumber)
+		error_not_ours(fcinfo, "The catalog has no versions: run ALTER EXTENSION chash UPDATE.");
+
+	if (TRIGGER_FIRED_BEFORE(event) && TRIGGER_FIRED_FOR_STATEMENT(event))
+	{
+		lock_ring_changes();
+		PG_RETURN_POINTER(NULL);
+	}
+	if (TRIGGER_FIRED_BEFORE(event) && TRIGGER_FIRED_FOR_ROW(event) &&
+		table == TABLE_RING &&
+		(TRIGGER_FIRED_BY_INSERT(event) || TRIGGER_FIRED_BY_UPDATE(event)))
+		PG_RETURN_POINTER(new_version(trigdata));
+	if (!TRIGGER_FIRED_AFTER(event) || !TRIGGER_FIRED_FOR_STATEMENT(event))
+		error_not_ours(fcinfo, "It was fired at a time it is not made for.");
+
+	/* backends still running an older library forget their rings by this */
+	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
+	if (bumping_versions)
+		PG_RETURN_POINTER(NULL);
+
+	if (TRIGGER_FIRED_BY_TRUNCATE(event))
+	{
+		if (table == TABLE_NODE)
+		{
+			begin_as_owner(&as);
+			bump_all_versions();
+			end_as_owner(&as);
+		}
+		PG_RETURN_POINTER(NULL);
+	}
+	if (TRIGGER_FIRED_BY_DELETE(event) && table == TABLE_RING)
+		PG_RETURN_POINTER(NULL);	/* the ring is gone: nothing to check */
+
+	if ((TRIGGER_FIRED_BY_INSERT(event) && trigdata->tg_newtable == NULL) ||
+		(TRIGGER_FIRED_BY_UPDATE(event) &&
+		 (trigdata->tg_newtable == NULL || trigdata->tg_oldtable == NULL)) ||
+		(TRIGGER_FIRED_BY_DELETE(event) && trigdata->tg_oldtable == NULL))
+		error_not_ours(fcinfo, "It was fired without the transition tables it reads.");
+
+	lock_ring_changes();
+	begin_as_owner(&as);
+	check_changed_rings(trigdata, table, true);
+	end_as_owner(&as);
+	PG_RETURN_POINTER(NULL);
+}
+
+/*
+ * The trigger of the 1.0 and 1.1 catalogs, until ALTER EXTENSION chash
+ * UPDATE: before each INSERT or UPDATE statement the ring-change lock,
+ * after it the checks of the rings in its new rows (chash_new_rows).
+ */
+PG_FUNCTION_INFO_V1(chash_check_ring_size);
+
+Datum
+chash_check_ring_size(PG_FUNCTION_ARGS)
+{
+	CatalogTable table;
+	TriggerData *trigdata = catalog_trigger_data(fcinfo, &table);
+	TriggerEvent event = trigdata->tg_event;
+	AsOwner		as;
+
+	if (!TRIGGER_FIRED_FOR_STATEMENT(event) ||
+		!(TRIGGER_FIRED_BY_INSERT(event) || TRIGGER_FIRED_BY_UPDATE(event)))
+		error_not_ours(fcinfo, "It was fired at a time it is not made for.");
+	lock_ring_changes();
+	if (TRIGGER_FIRED_BEFORE(event))
+		PG_RETURN_POINTER(NULL);
+	if (trigdata->tg_newtable == NULL)
+		error_not_ours(fcinfo, "It was fired without the transition table it reads.");
+
+	begin_as_owner(&as);
+	/* new rows only: as these catalogs always did */
+	{
+		TriggerData only_new = *trigdata;
+
+		only_new.tg_oldtable = NULL;
+		check_changed_rings(&only_new, table, false);
+	}
+	end_as_owner(&as);
+	PG_RETURN_POINTER(NULL);
+}
+
+/*
+ * The invalidation trigger of the 1.0 and 1.1 catalogs: any change
+ * invalidates the tables' relcache entries, which backends running the
+ * library of those versions take as the end of every cached ring.
+ */
+PG_FUNCTION_INFO_V1(chash_invalidate_cache);
+
+Datum
+chash_invalidate_cache(PG_FUNCTION_ARGS)
+{
+	CatalogTable table;
+	TriggerData *trigdata = catalog_trigger_data(fcinfo, &table);
+
+	if (!TRIGGER_FIRED_AFTER(trigdata->tg_event))
+		error_not_ours(fcinfo, "It was fired at a time it is not made for.");
+	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
+	PG_RETURN_POINTER(NULL);
+}
