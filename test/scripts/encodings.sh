@@ -2,6 +2,9 @@
 # Text is hashed as its UTF-8 bytes whatever the database encoding (in a
 # SQL_ASCII database, byte for byte): the same rings and keys in UTF8,
 # LATIN1 and SQL_ASCII databases give the same points, positions and owners.
+# In SQL_ASCII, where text may hold any bytes, a ring whose hash reads names
+# as Java strings refuses a node name that is not UTF-8 when it is added,
+# by function or plain DML, and the ring stays as it was.
 #
 #   test/with-cluster.sh test/scripts/encodings.sh
 set -euo pipefail
@@ -69,6 +72,48 @@ for enc in LATIN1 SQL_ASCII; do
 		status=1
 	fi
 done
+
+# SQL_ASCII: a name that is not UTF-8, on a ring with a Java hash
+cat >"$work/not_utf8.sql" <<'SQL'
+\pset format unaligned
+\pset tuples_only on
+\set VERBOSITY default
+SELECT chash_ring_create('java', hash => 'java_fnv32', vnode_name => '{node}&&VN{i}', ties => 'last');
+SELECT chash_node_add('java', 'server-1');
+SELECT 'before', md5(string_agg(point || ' ' || node, ',' ORDER BY ord))
+FROM chash_points('java') WITH ORDINALITY AS p(point, node, vnode, ord);
+SELECT chash_node_add('java', convert_from('\x7365727665722dff'::bytea, 'SQL_ASCII'));
+INSERT INTO chash.node_config (ring, node) VALUES ('java', convert_from('\x6361666580'::bytea, 'SQL_ASCII'));
+UPDATE chash.node_config SET node = convert_from('\xc0af'::bytea, 'SQL_ASCII') WHERE ring = 'java';
+SELECT 'after', md5(string_agg(point || ' ' || node, ',' ORDER BY ord))
+FROM chash_points('java') WITH ORDINALITY AS p(point, node, vnode, ord);
+SELECT 'lookup', chash_lookup('java', 'k');
+SELECT 'rings', ring, nodes, points, problem FROM chash.rings WHERE ring = 'java';
+-- other hashes take any bytes
+SELECT chash_ring_create('bytes');
+SELECT chash_node_add('bytes', convert_from('\x7365727665722dff'::bytea, 'SQL_ASCII'));
+SELECT 'bytes', points, problem FROM chash.rings WHERE ring = 'bytes';
+SQL
+out=$(PGCLIENTENCODING=SQL_ASCII "$bindir/psql" -X -q -d "${dbs[SQL_ASCII]}" -f "$work/not_utf8.sql" 2>&1) || {
+	echo "  FAIL  SQL_ASCII: the check of names that are not UTF-8 could not run:" >&2
+	echo "$out" >&2
+	exit 1
+}
+before=$(grep '^before|' <<<"$out" | cut -d'|' -f2)
+# (the names are not UTF-8: match bytes, whatever the locale)
+refused=$(LC_ALL=C grep -ac 'ERROR:  node name "[^"]*" is not valid UTF-8' <<<"$out" || true)
+if [ -n "$before" ] && [ "$refused" = 3 ] &&
+	grep -qx "after|$before" <<<"$out" &&
+	grep -qx 'lookup|server-1' <<<"$out" &&
+	grep -qx 'rings|java|1|160|' <<<"$out" &&
+	grep -qx 'bytes|160|' <<<"$out"; then
+	echo "  ok    SQL_ASCII: a Java-hashed ring refuses 3 names that are not UTF-8 (function, INSERT, UPDATE) and stays as it was; other rings take them"
+else
+	echo "  FAIL  SQL_ASCII: names that are not UTF-8 on a Java-hashed ring:" >&2
+	echo "$out" >&2
+	status=1
+fi
+
 if [ $status -eq 0 ]; then
 	echo "encodings: all checks passed"
 fi
