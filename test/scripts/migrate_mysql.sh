@@ -188,9 +188,12 @@ CREATE TEMP TABLE ids AS
 						-9223372036854775807, -9223372036854775808]::bigint[]) AS id
 	UNION SELECT -7 * g::bigint FROM generate_series(1, :nrows / 10) g
 	UNION SELECT 1000003 * g::bigint + 500000 FROM generate_series(1, :nrows * 3 / 10) g;
+ANALYZE ids;
+-- anti-joins, not NOT IN: NOT IN over a big set cannot be hashed when the
+-- planner misjudges its size, and then compares every pair of rows
 INSERT INTO ids
 	SELECT g FROM generate_series(1, :nrows) g
-	WHERE g NOT IN (SELECT id FROM ids)
+	WHERE NOT EXISTS (SELECT FROM ids i WHERE i.id = g)
 	LIMIT :nrows - (SELECT count(*) FROM ids);
 INSERT INTO items
 	SELECT id,
@@ -199,6 +202,7 @@ INSERT INTO items
 				  E'tab\there', E'back\\slash', 'quote''s', E'new\nline'])[(id % 10 + 10) % 10 + 1],
 		   ((id % 997 + 997) % 997)::integer
 	FROM ids;
+ANALYZE items;
 
 -- the databases and tables the nodes' targets name
 CREATE TABLE shards (node text PRIMARY KEY, shard text NOT NULL);
@@ -245,7 +249,8 @@ SELECT 'after: the new shard holds exactly the moved ids',
 UNION ALL
 SELECT 'after: ids in two shards', (SELECT count(*) - count(DISTINCT id) FROM a)
 UNION ALL
-SELECT 'after: ids missing', (SELECT count(*) FROM items WHERE id NOT IN (SELECT id FROM a))
+SELECT 'after: ids missing',
+	   (SELECT count(*) FROM items i WHERE NOT EXISTS (SELECT FROM a WHERE a.id = i.id))
 UNION ALL
 SELECT 'after: ids not in the shard the to ring names',
 	   (SELECT count(*) FROM a LEFT JOIN routes r USING (id) WHERE a.shard IS DISTINCT FROM r.to_shard)
@@ -277,23 +282,31 @@ dump_shards() {	# PHASE: all the shards' rows into the table dump
 	my -e "SELECT '$1', 'shard1', id, sku, qty FROM shard1.items
 		   UNION ALL SELECT '$1', 'shard2', id, sku, qty FROM shard2.items
 		   UNION ALL SELECT '$1', 'shard3', id, sku, qty FROM shard3.items" >"$work/dump-$1.tsv"
-	pg -c "DELETE FROM dump WHERE phase = '$1'" -c "\\copy dump FROM '$work/dump-$1.tsv'"
+	pg -c "DELETE FROM dump WHERE phase = '$1'" -c "\\copy dump FROM '$work/dump-$1.tsv'" -c "ANALYZE dump"
 }
 
 # run_checks LABEL FROM TO PHASE_BEFORE PHASE_AFTER: one line if all the
-# checks pass, else every check; non-zero if any failed
+# checks pass, else every check; non-zero if any failed, or if the checks
+# could not run (it is called as `run_checks ... || failed=1`, where set -e
+# does not hold: a failing query must not read as no failure)
+nchecks=9
 run_checks() {
 	local out
-	out=$(pg -c "SELECT format('%-70s %s', name || ':', CASE WHEN bad = 0 THEN 'ok' ELSE bad || ' FAILED' END)
-				 FROM checks('$2', '$3', 'db3', '$4', '$5')")
-	if grep -q FAILED <<<"$out"; then
-		sed "s/^/  $1: /" <<<"$out"
+	if ! out=$(pg -c "SELECT format('%-70s %s', name || ':', CASE WHEN bad = 0 THEN 'ok' ELSE bad || ' FAILED' END)
+					  FROM checks('$2', '$3', 'db3', '$4', '$5')"); then
+		echo "  $1: checks: the check query failed FAILED"
 		return 1
 	fi
-	echo "  $1: checks: all $(wc -l <<<"$out") passed"
+	if [ "$(grep -c ': *ok$' <<<"$out")" -ne "$nchecks" ]; then
+		sed "s/^/  $1: /" <<<"$out"
+		echo "  $1: checks: $(grep -c ': *ok$' <<<"$out") of $nchecks passed FAILED"
+		return 1
+	fi
+	echo "  $1: checks: all $nchecks passed"
 }
 
-# Rows that differ between two dumps (shard, id, sku, qty), both ways
+# Rows that differ between two dumps (shard, id, sku, qty), both ways; its
+# callers compare the count with 0, which an error leaves empty (not 0)
 differences() {
 	pg -c "SELECT count(*) FROM ((SELECT shard, id, sku, qty FROM dump WHERE phase = '$1'
 								  EXCEPT ALL SELECT shard, id, sku, qty FROM dump WHERE phase = '$2')
@@ -472,13 +485,15 @@ scenario() {
 	fi
 	[[ $extras != *,selftest,* ]] || self_test "$label" "$from" "$to"
 
-	local figures
-	read -r -a figures < <(pg -F ' ' -c "
+	local figures row
+	# not read < <(...): a process substitution's failure would go unseen
+	row=$(pg -F ' ' -c "
 		SELECT (SELECT count(*) FROM items),
 			   count(*),
 			   count(*) FILTER (WHERE from_node = 'db1'),
 			   count(*) FILTER (WHERE from_node = 'db2')
 		FROM chash_moved_keys('$from', '$to', 'items', 'id') AS m(key bigint, from_node text, to_node text)")
+	read -r -a figures <<<"$row"
 	summary+=("$(printf '%-8s %-6s %s %5s %7s %6s %6s %6s  %s' "$label" "$kind" \
 		"$(printf '%7s %6s %7s %7s' "${figures[@]}")" "$txns" "$((bytes / 1024))" \
 		"$(seconds "$t_load")" "$(seconds "$t_plan")" "$(seconds "$t_run")" "$guard")")
