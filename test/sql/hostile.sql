@@ -1,0 +1,295 @@
+--
+-- What a user must be able to trust, kept covered as functions are added:
+-- every function of the extension is found in the catalog and called with
+-- NULL in each argument, with empty and over-long names, with values at and
+-- past each limit, and by a role with no grants, which also tries every
+-- trigger function, every DML and every lock it can reach.  Each call runs
+-- in a subtransaction that is rolled back, so nothing changes.
+--
+-- Rings of this test are named hostile*, roles regress_chash_*.
+--
+SET client_min_messages = warning;
+SELECT chash_ring_create('hostile', vnodes => 20);
+SELECT chash_node_add('hostile', n, target => 'shard_' || n) FROM unnest(ARRAY['n1', 'n2', 'n3']) n;
+SELECT chash_ring_copy('hostile', 'hostile_next');
+SELECT chash_node_add('hostile_next', 'n4', target => 'shard_n4');
+CREATE TABLE hostile_keys (k integer PRIMARY KEY);
+INSERT INTO hostile_keys SELECT generate_series(1, 100);
+CREATE ROLE regress_chash_nobody;
+GRANT SELECT ON hostile_keys TO regress_chash_nobody;
+RESET client_min_messages;
+
+-- The functions of the extension: its SQL surface
+CREATE TEMP VIEW hostile_functions AS
+SELECT p.oid, p.oid::regprocedure::text AS signature, p.proisstrict AS strict,
+	   p.proretset AS set_returning, p.prorettype = 'trigger'::regtype AS is_trigger,
+	   p.pronamespace = 'chash'::regnamespace AS internal,
+	   p.prorettype = 'record'::regtype AND p.proallargtypes IS NULL AS needs_columns,
+	   p.pronargs AS nargs,
+	   coalesce(p.proargnames[1:p.pronargs], '{}') AS argnames,
+	   ARRAY(SELECT unnest(p.proargtypes::oid[])) AS argtypes
+FROM pg_proc p
+JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+	AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'chash';
+
+-- A valid value for each argument, by name (and type where names are
+-- shared, function where a change would otherwise collide with what is
+-- there): a new function whose argument is not here fails this test
+CREATE TEMP TABLE hostile_samples (argname text, argtype regtype, value text,
+								   function text DEFAULT NULL);
+INSERT INTO hostile_samples VALUES
+	('ring', NULL, '''hostile_new''', 'chash_ring_create'),
+	('node', NULL, '''n9''', 'chash_node_add');
+INSERT INTO hostile_samples (argname, argtype, value) VALUES
+	('ring', NULL, '''hostile'''), ('from_ring', NULL, '''hostile'''),
+	('to_ring', NULL, '''hostile_next'''), ('src', NULL, '''hostile'''),
+	('dst', NULL, '''hostile_new'''), ('node', NULL, '''n1'''),
+	('key', 'text', '''k'''), ('key', 'bytea', '''\x6b''::bytea'),
+	('key', 'integer', '42'), ('key', 'bigint', '42::bigint'),
+	('key', 'uuid', '''a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11''::uuid'),
+	('keys', NULL, 'ARRAY[1, 2, 3]'), ('n', NULL, '2'), ('replicas', NULL, '1'),
+	('hash', NULL, '''xxh3_64'''), ('key_hash', NULL, '''xxh3_64'''),
+	('algorithm', NULL, '''ring'''), ('vnodes', NULL, '10'), ('vnode_first', NULL, '0'),
+	('vnode_name', NULL, '''{node}#{i}'''), ('ketama_variant', NULL, 'NULL'),
+	('ties', NULL, '''name'''), ('weight', NULL, '1'), ('state', NULL, '''active'''),
+	('zone', NULL, '''z'''), ('target', NULL, '''t'''),
+	('relation', NULL, '''hostile_keys''::regclass'), ('key_column', NULL, '''k'''),
+	('dialect', NULL, '''postgresql'''), ('width', NULL, '640'), ('height', NULL, '100'),
+	('title', NULL, '''t'''), ('body', NULL, '''b'''), ('s', NULL, '''s'''),
+	('k', NULL, '1'), ('message', NULL, '''m'''), ('key_type', NULL, '''integer''::regtype'),
+	('relname', NULL, '''hostile_keys'''), ('require_active', NULL, 'true'),
+	('name', NULL, '''n''');
+
+-- Arguments whose NULL means "the default" or "unchanged", as documented
+CREATE TEMP TABLE hostile_nullable (signature text, argname text);
+INSERT INTO hostile_nullable VALUES
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text)', 'hash'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text)', 'vnode_name'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text)', 'key_hash'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text)', 'ketama_variant'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text)', 'ties'),
+	('chash_node_add(text,text,double precision,integer,text,text)', 'vnodes'),
+	('chash_node_add(text,text,double precision,integer,text,text)', 'zone'),
+	('chash_node_add(text,text,double precision,integer,text,text)', 'target'),
+	('chash_node_set(text,text,double precision,integer,text,text,text)', 'weight'),
+	('chash_node_set(text,text,double precision,integer,text,text,text)', 'vnodes'),
+	('chash_node_set(text,text,double precision,integer,text,text,text)', 'state'),
+	('chash_node_set(text,text,double precision,integer,text,text,text)', 'zone'),
+	('chash_node_set(text,text,double precision,integer,text,text,text)', 'target');
+
+-- The call of a function with each argument's sample, or override for
+-- argument number which (1-based), as a statement that counts its result
+CREATE FUNCTION hostile_call(f hostile_functions, which integer, override text)
+	RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	args text[] := '{}';
+	v text;
+BEGIN
+	FOR i IN 1..f.nargs LOOP
+		IF i = which THEN
+			v := override;
+		ELSE
+			SELECT s.value INTO v FROM hostile_samples s
+			WHERE s.argname = f.argnames[i]
+			  AND (s.argtype IS NULL OR s.argtype = f.argtypes[i]::regtype)
+			  AND (s.function IS NULL OR s.function = f.oid::regproc::text)
+			ORDER BY s.function NULLS LAST, s.argtype NULLS LAST LIMIT 1;
+			IF v IS NULL THEN
+				RETURN NULL;
+			END IF;
+		END IF;
+		args := args || v;
+	END LOOP;
+	RETURN CASE
+		WHEN f.needs_columns THEN
+			format('SELECT count(*) FROM %s(%s) AS t(key integer, from_node text, to_node text)',
+				   f.oid::regproc, array_to_string(args, ', '))
+		WHEN f.set_returning THEN
+			format('SELECT count(*) FROM %s(%s)', f.oid::regproc, array_to_string(args, ', '))
+		ELSE
+			format('SELECT count(*) FROM (SELECT %s(%s) AS r) x WHERE r IS NOT NULL',
+				   f.oid::regproc, array_to_string(args, ', '))
+	END;
+END
+$$;
+
+-- Run a statement and roll it back: 'no rows' or 'N rows', or the error's
+-- SQLSTATE; the longest message seen goes to hostile_longest
+CREATE TEMP TABLE hostile_longest (message_bytes integer);
+INSERT INTO hostile_longest VALUES (0);
+CREATE FUNCTION hostile_run(stmt text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+	state text;
+	msg text;
+	detail text;
+	hint text;
+BEGIN
+	IF stmt IS NULL THEN
+		RETURN 'NO SAMPLE';
+	END IF;
+	BEGIN
+		EXECUTE stmt INTO n;
+		RAISE EXCEPTION USING ERRCODE = 'P0999', MESSAGE = CASE WHEN n = 0 THEN 'no rows' ELSE n || ' rows' END;
+	EXCEPTION WHEN OTHERS THEN
+		GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
+			detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+		IF state = 'P0999' THEN
+			RETURN msg;
+		END IF;
+		UPDATE hostile_longest SET message_bytes =
+			greatest(message_bytes, octet_length(msg) + coalesce(octet_length(detail), 0) +
+								   coalesce(octet_length(hint), 0));
+		RETURN state;
+	END;
+END
+$$;
+
+--
+-- NULL in each argument: routing and hash functions are STRICT and give no
+-- value; every other function of the SQL surface names the NULL argument
+-- (22004), unless NULL is documented to mean a default or "unchanged"
+--
+CREATE TEMP TABLE hostile_nulls AS
+SELECT f.signature, f.internal, f.strict, a.i, f.argnames[a.i] AS argname,
+	   hostile_run(hostile_call(f, a.i,
+								'NULL::' || CASE WHEN f.argtypes[a.i] = 'anyarray'::regtype
+												 THEN 'integer[]'
+												 ELSE format_type(f.argtypes[a.i], NULL) END)) AS outcome
+FROM hostile_functions f, generate_series(1, f.nargs) a(i)
+WHERE NOT f.is_trigger;
+
+SELECT signature, argname, outcome,
+	   CASE
+		   WHEN outcome = 'NO SAMPLE' THEN 'FAIL: no sample value for this argument'
+		   WHEN outcome IN ('XX000', 'P0004') THEN 'FAIL: internal error'
+		   WHEN internal THEN 'internal'
+		   WHEN (signature, argname) IN (SELECT * FROM hostile_nullable) THEN
+				CASE WHEN outcome LIKE '%rows' THEN 'ok: NULL is a default' ELSE 'FAIL' END
+		   WHEN strict THEN CASE WHEN outcome = 'no rows' THEN 'ok: strict' ELSE 'FAIL' END
+		   ELSE CASE WHEN outcome = '22004' THEN 'ok' ELSE 'FAIL' END
+	   END AS verdict
+FROM hostile_nulls ORDER BY internal, signature, i;
+SELECT count(DISTINCT signature) AS functions, count(*) AS arguments,
+	   count(*) FILTER (WHERE outcome = 'NO SAMPLE' OR outcome IN ('XX000', 'P0004')
+						OR (NOT internal AND NOT strict AND outcome <> '22004'
+							AND (signature, argname) NOT IN (SELECT * FROM hostile_nullable))
+						OR (NOT internal AND strict AND outcome <> 'no rows')) AS failures
+FROM hostile_nulls;
+
+--
+-- Names: empty and a megabyte long, in every argument that names a ring
+-- or a node; the error is a clean one, its message short
+--
+CREATE TEMP TABLE hostile_names AS
+SELECT f.signature, f.argnames[a.i] AS argname, v.what,
+	   hostile_run(hostile_call(f, a.i, v.value)) AS outcome
+FROM hostile_functions f, generate_series(1, f.nargs) a(i),
+	 (VALUES ('empty', ''''''), ('1 MB', 'repeat(''x'', 1000000)')) v(what, value)
+WHERE NOT f.is_trigger AND NOT f.internal
+  AND f.argnames[a.i] IN ('ring', 'from_ring', 'to_ring', 'src', 'dst', 'node');
+SELECT signature, argname, what, outcome FROM hostile_names
+ORDER BY signature, argname, what;
+SELECT count(*) AS calls, count(*) FILTER (WHERE outcome IN ('XX000', 'P0004') OR outcome LIKE '%rows'
+											   AND signature NOT LIKE 'chash_lookup%'
+											   AND signature NOT LIKE 'chash_position%')
+		   AS unexpected,
+	   (SELECT message_bytes < 1000 FROM hostile_longest) AS messages_short
+FROM hostile_names;
+
+--
+-- Limits: each at its bound and one past it
+--
+CREATE TEMP TABLE hostile_limits (limit_name text, value text, stmt text);
+INSERT INTO hostile_limits VALUES
+	('ring name bytes', '63', $$SELECT chash_ring_create(repeat('r', 63))$$),
+	('ring name bytes', '64', $$SELECT chash_ring_create(repeat('r', 64))$$),
+	('node name bytes', '1024', $$SELECT chash_node_add('hostile', repeat('n', 1024))$$),
+	('node name bytes', '1025', $$SELECT chash_node_add('hostile', repeat('n', 1025))$$),
+	('template bytes', '256', $$SELECT chash_ring_create('hostile_t', vnode_name => repeat('-', 247) || '{node}{i}')$$),
+	('template bytes', '257', $$SELECT chash_ring_create('hostile_t', vnode_name => repeat('-', 248) || '{node}{i}')$$),
+	('ring vnodes', '1', $$SELECT chash_ring_create('hostile_t', vnodes => 1)$$),
+	('ring vnodes', '0', $$SELECT chash_ring_create('hostile_t', vnodes => 0)$$),
+	('ring vnodes', '16777216', $$SELECT chash_ring_create('hostile_t', vnodes => 16777216)$$),
+	('ring vnodes', '16777217', $$SELECT chash_ring_create('hostile_t', vnodes => 16777217)$$),
+	('node vnodes', '16777216', $$SELECT chash_node_add('hostile', 'v', vnodes => 16777216)$$),
+	('node vnodes', '16777217', $$SELECT chash_node_add('hostile', 'v', vnodes => 16777217)$$),
+	('node points by weight', '838860', $$SELECT chash_node_add('hostile', 'w', weight => 838860)$$),
+	('node points by weight', '838861', $$SELECT chash_node_add('hostile', 'w', weight => 838861)$$),
+	('weight', '5e-324', $$SELECT chash_node_add('hostile', 'w', weight => 5e-324)$$),
+	('weight', '0', $$SELECT chash_node_add('hostile', 'w', weight => 0)$$),
+	('ring points', '67108864', $$SELECT chash_node_add('hostile', 'v' || g, vnodes => 16777216) FROM generate_series(1, 3) g;
+								   SELECT chash_node_add('hostile', 'v4', vnodes => 16777216 - 60)$$),
+	('ring points', '67108865', $$SELECT chash_node_add('hostile', 'v' || g, vnodes => 16777216) FROM generate_series(1, 3) g;
+								   SELECT chash_node_add('hostile', 'v4', vnodes => 16777216 - 59)$$),
+	('ketama weight', '4294967295', $$SELECT chash_ring_create('hostile_t', algorithm => 'ketama');
+									  SELECT chash_node_add('hostile_t', 'w', weight => 4294967295)$$),
+	('ketama weight', '4294967296', $$SELECT chash_ring_create('hostile_t', algorithm => 'ketama');
+									  SELECT chash_node_add('hostile_t', 'w', weight => 4294967296)$$),
+	('lookup_n n', '3', $$SELECT chash_lookup_n('hostile', 'k', 3)$$),
+	('lookup_n n', '4', $$SELECT chash_lookup_n('hostile', 'k', 4)$$),
+	('replicas', '3', $$SELECT * FROM chash_ownership('hostile', 3)$$),
+	('replicas', '4', $$SELECT * FROM chash_ownership('hostile', 4)$$),
+	('picture width', '200', $$SELECT chash_ring_svg('hostile', 200)$$),
+	('picture width', '199', $$SELECT chash_ring_svg('hostile', 199)$$),
+	('picture width', '10000', $$SELECT chash_ownership_svg('hostile', 10000)$$),
+	('picture width', '10001', $$SELECT chash_ownership_svg('hostile', 10001)$$);
+-- (ring points: 20 points of the three nodes, 3 x 16777216 and the rest)
+SELECT limit_name, value,
+	   hostile_run(stmt || '; SELECT 1') AS outcome
+FROM hostile_limits ORDER BY limit_name, value::numeric;
+
+--
+-- A role with no grants: every trigger function, every change, every lock
+--
+GRANT SELECT ON hostile_functions, hostile_samples TO regress_chash_nobody;
+GRANT SELECT, UPDATE ON hostile_longest TO regress_chash_nobody;
+SET ROLE regress_chash_nobody;
+CREATE TEMP TABLE hostile_mine (ring text, node text);
+SELECT f.signature,
+	   hostile_run(format('CREATE TRIGGER hostile_t BEFORE INSERT ON hostile_mine FOR EACH STATEMENT EXECUTE FUNCTION %s(); SELECT 1',
+						  f.oid::regproc)) AS create_trigger
+FROM hostile_functions f WHERE f.is_trigger ORDER BY 1;
+SELECT t AS "table", s.what,
+	   hostile_run(format('WITH x AS (%s) SELECT count(*) FROM x', format(s.stmt, t))) AS outcome
+FROM unnest(ARRAY['chash.ring_config', 'chash.node_config']) t,
+	 (VALUES (1, 'INSERT', 'INSERT INTO %s (ring) VALUES (''x'') RETURNING 1'),
+			 (2, 'UPDATE', 'UPDATE %s SET ring = ring RETURNING 1'),
+			 (3, 'DELETE', 'DELETE FROM %s RETURNING 1'),
+			 (4, 'FOR UPDATE', 'SELECT 1 FROM %s FOR UPDATE'),
+			 (5, 'FOR NO KEY UPDATE', 'SELECT 1 FROM %s FOR NO KEY UPDATE'),
+			 (6, 'FOR SHARE', 'SELECT 1 FROM %s FOR SHARE'),
+			 (7, 'FOR KEY SHARE', 'SELECT 1 FROM %s FOR KEY SHARE'),
+			 (8, 'SELECT', 'SELECT 1 FROM %s')) s(ord, what, stmt)
+ORDER BY 1, s.ord;
+SELECT t AS "table", m AS mode,
+	   hostile_run(format('LOCK TABLE %s IN %s MODE; SELECT 1', t, m)) AS outcome
+FROM unnest(ARRAY['chash.ring_config', 'chash.node_config']) t,
+	 unnest(ARRAY['ACCESS SHARE', 'ROW SHARE', 'ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE',
+				  'SHARE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE']) m
+ORDER BY 1, 2;
+SELECT hostile_run('TRUNCATE chash.node_config; SELECT 1') AS truncate_nodes,
+	   hostile_run('TRUNCATE chash.ring_config CASCADE; SELECT 1') AS truncate_rings,
+	   hostile_run('CREATE TABLE chash.planted (x integer); SELECT 1') AS create_in_chash,
+	   hostile_run('SELECT nextval(''chash.ring_version_seq'')') AS draw_a_version,
+	   hostile_run('SELECT setval(''chash.node_ordinal_seq'', 1)') AS reset_ordinals;
+-- every function of the SQL surface with its samples: routing works,
+-- changes are refused
+SELECT f.signature, hostile_run(hostile_call(f, 0, NULL)) AS outcome
+FROM hostile_functions f
+WHERE NOT f.is_trigger AND NOT f.internal
+ORDER BY 1;
+RESET ROLE;
+DROP TABLE hostile_mine;
+
+-- Nothing above changed anything, and the ring routes as before
+SELECT ring, nodes, active_nodes, points, problem FROM chash.rings ORDER BY ring;
+SELECT count(*) AS keys, count(DISTINCT chash_lookup('hostile', k)) AS nodes FROM hostile_keys;
+
+DROP FUNCTION hostile_run(text);
+DROP FUNCTION hostile_call(hostile_functions, integer, text);
+DROP TABLE hostile_keys;
+DROP OWNED BY regress_chash_nobody;
+DROP ROLE regress_chash_nobody;
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['hostile', 'hostile_next']) r;
