@@ -29,6 +29,7 @@
 #   CHASH_BENCH_RUNS      timed runs of each query (default 5)
 #   CHASH_BENCH_BIG_ROWS  rows of figure 5's table (default 10000000)
 #   CHASH_BENCH_BUILDS    fresh backends for figure 4 (default 3)
+#   CHASH_BENCH_CHURN_SECONDS  seconds of each pgbench run of figure 10 (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -180,12 +181,12 @@ DECLARE
 	rss0 bigint;
 BEGIN
 	PERFORM bench.explain($q$SELECT chash_lookup('r100', 'key:1')$q$, 0);
-	builds0 := (SELECT builds FROM chash.cache_stats());
+	builds0 := (SELECT s.builds FROM chash.cache_stats() s);
 	bytes0 := bench.ring_bytes();
 	rss0 := bench.peak_rss();
 	first_ms := bench.ms(bench.explain(q, 0));
 	peak_rss_growth := bench.peak_rss() - rss0;
-	builds := (SELECT builds FROM chash.cache_stats()) - builds0;
+	builds := (SELECT s.builds FROM chash.cache_stats() s) - builds0;
 	ring_bytes := bench.ring_bytes() - bytes0;
 	second_ms := bench.ms(bench.explain(q, 0));
 END
@@ -295,6 +296,138 @@ INSERT INTO bench.results VALUES
 (6.1, '6b (info) the same, cold: the call builds both rings',
 	bench.num(:cold6) || ' ms', '-', '-', '< 2,000 ms', bench.yn(:cold6 < 2000),
 	'The first call of figure 6 in a new connection: one run, both rings built by it.');
+SQL
+
+# --- figure 10: a change to one ring costs another ring nothing --------------
+# 8 pgbench clients route on r4m (4,194,304 points), once with the rings
+# left alone and once while another session changes another ring,
+# 'changing' (100 nodes), once a second.
+# Each pgbench run opens new connections, each of which builds r4m at its
+# first lookup, in both runs alike.
+cat >"$work/route_r4m.sql" <<'EOF'
+\set k random(1, 1000000)
+SELECT chash_lookup('r4m', 'key:' || :k);
+EOF
+pgbench_tps() {	# SECONDS CLIENTS SCRIPT: tps without connection time
+	local out
+	out=$("$bindir/pgbench" -n -M prepared -T "$1" -c "$2" -j 2 -f "$3" "$db" 2>&1) || {
+		echo "bench: pgbench failed: $out" >&2
+		return 1
+	}
+	if grep -q '^number of failed transactions' <<<"$out" &&
+		! grep -q '^number of failed transactions: 0 ' <<<"$out"; then
+		echo "bench: pgbench had failed transactions: $out" >&2
+		return 1
+	fi
+	sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p' <<<"$out"
+}
+pq -o /dev/null -c "SELECT chash_ring_create('changing')" \
+	-c "SELECT count(chash_node_add('changing', 'node-' || i)) FROM generate_series(1, 100) i"
+changes_per_second() {	# SECONDS: change ring 'changing' once a second
+	local i
+	for i in $(seq "$1"); do
+		pq -c "SELECT chash_node_set('changing', 'node-1', weight => $((i % 2 + 1)))" >/dev/null
+		sleep 1
+	done
+}
+fig10_secs=${CHASH_BENCH_CHURN_SECONDS:-20}
+progress "figure 10: 8 clients on r4m for $fig10_secs s, quiet, then while another ring changes once a second"
+quiet_tps=$(pgbench_tps "$fig10_secs" 8 "$work/route_r4m.sql")
+changes_per_second "$fig10_secs" &
+changer=$!
+churn_tps=$(pgbench_tps "$fig10_secs" 8 "$work/route_r4m.sql")
+wait "$changer"
+[ -n "$quiet_tps" ] && [ -n "$churn_tps" ] || { echo "bench: figure 10 has no tps" >&2; exit 1; }
+
+# --- figure 11: what resolving a ring costs a statement ---------------------
+# 20,000 dynamic statements of one chash_position each (each a new plan,
+# call site and snapshot: the ring is resolved every time, the read
+# privilege checked, its version read; then the key is hashed) against as
+# many of one chash_hash of the same key hash, which resolves no ring:
+# random()::text keys, so that the planner folds neither
+progress "figure 11: 20,000 statements of one chash_position vs of one chash_hash"
+fig11=$(pq -At -F' ' <<'SQL'
+CREATE FUNCTION bench.statements(q text, n int) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz;
+	r text;
+BEGIN
+	EXECUTE q INTO r;
+	t0 := clock_timestamp();
+	FOR i IN 1 .. n LOOP
+		EXECUTE q INTO r;
+	END LOOP;
+	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$$;
+WITH runs AS (
+	SELECT g, bench.statements($$SELECT chash_position('r100', random()::text)::text$$, 20000) AS lookup,
+		   bench.statements($$SELECT chash_hash('xxh3_64', random()::text)::text$$, 20000) AS hash
+	FROM generate_series(1, 3) g)
+SELECT min(lookup), min(hash) FROM runs;
+SQL
+)
+read -r fig11_lookup fig11_hash <<<"$fig11"
+[ -n "$fig11_hash" ] || { echo "bench: figure 11 has no times" >&2; exit 1; }
+
+# --- figure 12: a change costs what it changes ------------------------------
+progress "figure 12: adding nodes one by one, 2,000 and 2,000 more; 100,000 in one statement vs one INSERT"
+fig12=$(pq -At -F' ' <<'SQL'
+SELECT chash_ring_create('grow', vnodes => 10);
+CREATE FUNCTION bench.add_nodes(ring text, first int, last int) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	FOR i IN first .. last LOOP
+		PERFORM chash_node_add(ring, 'node-' || i);
+	END LOOP;
+	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$$;
+CREATE FUNCTION bench.timed(q text) RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+BEGIN
+	EXECUTE q;
+	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$$;
+SELECT chash_ring_create('grow_fn', vnodes => 10), chash_ring_create('grow_dml', vnodes => 10);
+SELECT bench.add_nodes('grow', 1, 2000), bench.add_nodes('grow', 2001, 4000),
+	   bench.timed($$SELECT count(chash_node_add('grow_fn', 'node-' || g)) FROM generate_series(1, 100000) g$$),
+	   bench.timed($$INSERT INTO chash.node_config (ring, node) SELECT 'grow_dml', 'node-' || g FROM generate_series(1, 100000) g$$);
+SQL
+)
+fig12=$(tail -n 1 <<<"$fig12")
+read -r add_first add_second add_fn add_dml <<<"$fig12"
+add_rows=$(pq -At -c "SELECT count(*) FROM chash.node_config WHERE ring IN ('grow_fn', 'grow_dml')")
+[ "$add_rows" = 200000 ] || { echo "bench: figure 12 did not add 200,000 nodes: $fig12, $add_rows" >&2; exit 1; }
+
+pq -v quiet="$quiet_tps" -v churn="$churn_tps" -v secs="$fig10_secs" \
+	-v lookup="$fig11_lookup" -v hash="$fig11_hash" \
+	-v first="$add_first" -v second="$add_second" -v fn="$add_fn" -v dml="$add_dml" <<'SQL'
+INSERT INTO bench.results VALUES
+(10, '10 lookups/s on the 4M ring, 8 clients, while another ring changes each second',
+	bench.num(:churn, 0) || ' lookups/s', bench.num(:quiet, 0) || ' lookups/s (no changes)',
+	bench.num(:churn / :quiet, 2), 'chash/peer >= 0.9', bench.yn(:churn / :quiet >= 0.9),
+	format('pgbench -M prepared -c 8 -j 2 -T %s, a transaction SELECT chash_lookup(''r4m'', ''key:'' || random key); chash: the same while another session runs chash_node_set(''changing'', ''node-1'', weight => 1 or 2) once a second (%s changes; ring changing: 100 nodes); tps without connection time, each client''s first lookup building r4m in both runs.  Before version 1.2 every change made every backend rebuild every ring.',
+		   :secs, :secs)),
+(11, '11 resolving a ring: one chash_position a statement vs one chash_hash',
+	bench.num(:lookup) || ' ms, ' || bench.num(:lookup * 1000 / 20000, 2) || ' us/statement',
+	bench.num(:hash) || ' ms, ' || bench.num(:hash * 1000 / 20000, 2) || ' us/statement',
+	bench.num(:lookup / :hash, 2), '- (information)', '-',
+	format('PL/pgSQL EXECUTE of SELECT chash_position(''r100'', random()::text)::text against SELECT chash_hash(''xxh3_64'', random()::text)::text (r100''s key hash: the same value), 20,000 times each, best of 3.  Every chash_position statement is planned anew and resolves its ring: the read privilege and row-level security of the catalog checked, the ring''s version read from ring_config''s primary key, the cached ring found.  The difference, %s us a statement, is what resolving costs.',
+		   bench.num((:lookup - :hash) * 1000 / 20000, 2))),
+(12, '12 adding nodes one by one: 2,000 more vs the first 2,000',
+	bench.num(:second) || ' ms', bench.num(:first) || ' ms', bench.num(:second / :first, 2),
+	'chash/peer <= 1.2', bench.yn(:second / :first <= 1.2),
+	'PERFORM chash_node_add(''grow'', ...) in a PL/pgSQL loop, nodes 2,001 to 4,000 against 1 to 2,000 (vnodes 10).  Before version 1.2 each addition counted the whole ring: 2.7 s, then 8.0 s.'),
+(12.1, '12b 100,000 nodes added in one statement vs INSERT of the same rows',
+	bench.num(:fn) || ' ms', bench.num(:dml) || ' ms', bench.num(:fn / :dml, 1), '- (information)', '-',
+	'SELECT count(chash_node_add(''grow_fn'', ''node-'' || g)) FROM generate_series(1, 100000) g against INSERT INTO chash.node_config ... SELECT of the same 100,000 rows on a ring of its own (vnodes 10): each call is a statement of its own, checked from its one row.  Before version 1.2 the calls took more than 10 minutes.');
 SQL
 
 # --- figures 8 and 9, C side: libmemcached, and chash's core outside the server
