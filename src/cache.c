@@ -287,6 +287,23 @@ predicate_lock_catalog(Snapshot snap)
 	}
 }
 
+/* The entry of a ring name, new if need be, marked as used now */
+static RingCacheEntry *
+entry_enter(const char *key)
+{
+	bool		found;
+	RingCacheEntry *entry = hash_search(ring_cache, key, HASH_ENTER, &found);
+
+	if (!found)
+	{
+		entry->rings = NULL;
+		entry->nrings = 0;
+		entry->probed = false;
+	}
+	entry->last_xact = xact_clock;
+	return entry;
+}
+
 static void
 error_no_such_ring(const char *name, int len)
 {
@@ -339,7 +356,6 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 {
 	char		key[NAMEDATALEN];
 	RingCacheEntry *entry;
-	bool		found;
 	bool		rls;
 	bool		by_version = false;
 	int64		version = 0;
@@ -366,14 +382,7 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 	/* (without versions, rings are checked on every use instead) */
 	if (sweep_pending && chash_catalog_version_attnum() != InvalidAttrNumber)
 		sweep_gone_rings(snap, key);
-	entry = hash_search(ring_cache, key, HASH_ENTER, &found);
-	if (!found)
-	{
-		entry->rings = NULL;
-		entry->nrings = 0;
-		entry->probed = false;
-	}
-	entry->last_xact = xact_clock;
+	entry = entry_enter(key);
 
 	/*
 	 * Whom row-level security shows part of the catalog, the version would
@@ -419,14 +428,7 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 	chash_ring_spec_fingerprint(spec, fingerprint);
 
 	/* the catalog read can run routing calls, which may change the cache */
-	entry = hash_search(ring_cache, key, HASH_ENTER, &found);
-	if (!found)
-	{
-		entry->rings = NULL;
-		entry->nrings = 0;
-		entry->probed = false;
-	}
-	entry->last_xact = xact_clock;
+	entry = entry_enter(key);
 	for (cr = entry->rings; cr != NULL; cr = cr->next)
 	{
 		if (memcmp(cr->fingerprint, fingerprint, sizeof(fingerprint)) == 0)

@@ -191,17 +191,6 @@ slot_text(TupleTableSlot *slot, AttrNumber attnum)
 	return isnull ? NULL : TextDatumGetCString(d);
 }
 
-/*
- * The rows of a transition table, one at a time into slot: a read pointer
- * of our own, as other triggers of the statement read the same table
- */
-static void
-transition_begin(Tuplestorestate *ts)
-{
-	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, 0));
-	tuplestore_rescan(ts);
-}
-
 /* A changed ring, and how its change is checked */
 typedef struct ChangedRing
 {
@@ -211,94 +200,91 @@ typedef struct ChangedRing
 	int64		points;			/* before the statement, then after it */
 } ChangedRing;
 
-static void
-add_ring_names(HTAB *rings, Relation rel, Tuplestorestate *ts, bool settings_changed)
-{
-	TupleTableSlot *slot;
-	AttrNumber	attnum = get_attnum(RelationGetRelid(rel), "ring");
-
-	if (ts == NULL)
-		return;
-	slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsMinimalTuple);
-	transition_begin(ts);
-	while (tuplestore_gettupleslot(ts, true, false, slot))
-	{
-		char	   *name = slot_text(slot, attnum);
-		ChangedRing *r;
-		bool		found;
-
-		/* a NOT NULL column, 1 to 63 bytes: check nonetheless */
-		if (name == NULL || strlen(name) >= NAMEDATALEN)
-			continue;
-		r = hash_search(rings, name, HASH_ENTER, &found);
-		if (!found)
-		{
-			r->settings = NULL;
-			r->count_all = false;
-			r->points = 0;
-		}
-		r->count_all |= settings_changed;
-		pfree(name);
-	}
-	ExecDropSingleTupleTableSlot(slot);
-}
+/* What is done with each row of a transition table */
+typedef void (*RowAction) (HTAB *rings, TupleTableSlot *slot, Oid relid,
+						   const char *ring, int arg);
 
 /*
- * Add the points of a transition table's nodes (sign 1) or take them off
- * (sign -1) for the rings counted from their changes; check each added
- * node on its own.
+ * Call action for every row of a transition table whose ring is a valid
+ * name (a NOT NULL column of 1 to 63 bytes: checked nonetheless).  The
+ * table is read through a read pointer of our own, as other triggers of
+ * the statement read the same table.
  */
 static void
-add_node_points(HTAB *rings, Relation rel, Tuplestorestate *ts, int sign)
+for_each_row(HTAB *rings, Relation rel, Tuplestorestate *ts, RowAction action,
+			 int arg)
 {
 	TupleTableSlot *slot;
 	Oid			relid = RelationGetRelid(rel);
 	AttrNumber	a_ring = get_attnum(relid, "ring");
-	AttrNumber	a_node = get_attnum(relid, "node");
-	AttrNumber	a_weight = get_attnum(relid, "weight");
-	AttrNumber	a_vnodes = get_attnum(relid, "vnodes");
-	AttrNumber	a_state = get_attnum(relid, "state");
 
 	if (ts == NULL)
 		return;
 	slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsMinimalTuple);
-	transition_begin(ts);
+	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, 0));
+	tuplestore_rescan(ts);
 	while (tuplestore_gettupleslot(ts, true, false, slot))
 	{
 		char	   *ring = slot_text(slot, a_ring);
-		ChangedRing *r;
-		ChashNodeSpec node;
-		char	   *state;
-		bool		isnull;
-		Datum		d;
 
 		CHECK_FOR_INTERRUPTS();
-		if (ring == NULL || strlen(ring) >= NAMEDATALEN)
-			continue;
-		r = hash_search(rings, ring, HASH_FIND, NULL);
-		pfree(ring);
-		if (r == NULL || r->settings == NULL || r->count_all)
-			continue;
-
-		memset(&node, 0, sizeof(node));
-		node.name = slot_text(slot, a_node);
-		if (node.name == NULL)
-			continue;
-		node.name_len = strlen(node.name);
-		node.name_utf8 = chash_text_bytes(node.name, node.name_len,
-										  &node.name_utf8_len);
-		d = slot_getattr(slot, a_weight, &isnull);
-		node.weight = isnull ? 1 : DatumGetFloat8(d);
-		d = slot_getattr(slot, a_vnodes, &isnull);
-		node.vnodes = isnull ? 0 : DatumGetInt32(d);
-		state = slot_text(slot, a_state);
-		node.active = state != NULL && strcmp(state, "active") == 0;
-
-		/* rows before the change were checked when they were made */
-		r->points += sign * chash_ring_node_points_alone(r->settings, &node,
-														 sign > 0);
+		if (ring != NULL && strlen(ring) < NAMEDATALEN)
+			action(rings, slot, relid, ring, arg);
+		if (ring != NULL)
+			pfree(ring);
 	}
 	ExecDropSingleTupleTableSlot(slot);
+}
+
+/* Note a changed ring; with settings_changed (arg), to be counted whole */
+static void
+add_ring_name(HTAB *rings, TupleTableSlot *slot, Oid relid, const char *ring,
+			  int settings_changed)
+{
+	bool		found;
+	ChangedRing *r = hash_search(rings, ring, HASH_ENTER, &found);
+
+	if (!found)
+	{
+		r->settings = NULL;
+		r->count_all = false;
+		r->points = 0;
+	}
+	r->count_all |= settings_changed != 0;
+}
+
+/*
+ * Add a node's points to its ring (sign 1, a new row, checked as a new
+ * node is) or take them off (sign -1, a row before the change, checked
+ * when it was made), for the rings counted from their changes
+ */
+static void
+add_node_points(HTAB *rings, TupleTableSlot *slot, Oid relid, const char *ring,
+				int sign)
+{
+	ChangedRing *r = hash_search(rings, ring, HASH_FIND, NULL);
+	ChashNodeSpec node;
+	char	   *state;
+	bool		isnull;
+	Datum		d;
+
+	if (r == NULL || r->settings == NULL || r->count_all)
+		return;
+	memset(&node, 0, sizeof(node));
+	node.name = slot_text(slot, get_attnum(relid, "node"));
+	if (node.name == NULL)
+		return;
+	node.name_len = strlen(node.name);
+	node.name_utf8 = chash_text_bytes(node.name, node.name_len,
+									  &node.name_utf8_len);
+	d = slot_getattr(slot, get_attnum(relid, "weight"), &isnull);
+	node.weight = isnull ? 1 : DatumGetFloat8(d);
+	d = slot_getattr(slot, get_attnum(relid, "vnodes"), &isnull);
+	node.vnodes = isnull ? 0 : DatumGetInt32(d);
+	state = slot_text(slot, get_attnum(relid, "state"));
+	node.active = state != NULL && strcmp(state, "active") == 0;
+	r->points += sign * chash_ring_node_points_alone(r->settings, &node,
+													 sign > 0);
 }
 
 /*
@@ -429,9 +415,9 @@ check_changed_rings(TriggerData *trigdata, CatalogTable table, bool versions)
 	rings = hash_create("chash changed rings", 16, &ctl,
 						HASH_ELEM | HASH_CONTEXT | HASH_STRINGS);
 	/* a ring's own row changed: its settings may have, so count it all */
-	add_ring_names(rings, rel, trigdata->tg_newtable, !node_change);
+	for_each_row(rings, rel, trigdata->tg_newtable, add_ring_name, !node_change);
 	if (node_change)
-		add_ring_names(rings, rel, trigdata->tg_oldtable, false);
+		for_each_row(rings, rel, trigdata->tg_oldtable, add_ring_name, false);
 
 	/* the rings as they are now, and which can be counted from the change */
 	hash_seq_init(&status, rings);
@@ -453,8 +439,8 @@ check_changed_rings(TriggerData *trigdata, CatalogTable table, bool versions)
 
 	if (node_change)
 	{
-		add_node_points(rings, rel, trigdata->tg_oldtable, -1);
-		add_node_points(rings, rel, trigdata->tg_newtable, 1);
+		for_each_row(rings, rel, trigdata->tg_oldtable, add_node_points, -1);
+		for_each_row(rings, rel, trigdata->tg_newtable, add_node_points, 1);
 	}
 
 	hash_seq_init(&status, rings);
