@@ -89,7 +89,7 @@ chash_trigger_stats(int64 *full, int64 *delta)
 	*delta = delta_checks;
 }
 
-/* The events the trigger is created for, by table */
+/* Which of the catalog tables a trigger fires on */
 typedef enum CatalogTable
 {
 	TABLE_RING,

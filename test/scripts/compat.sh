@@ -377,6 +377,8 @@ while IFS='|' read -r client label servers opts; do
 	fi
 	ring_sql "compat_$n" "$client" "$opts" >"$dir/ring.sql"
 done <<<"$configs"
+# a client list that names none of the clients checks nothing
+[ $n -gt 0 ] || { echo "compat: no configuration for the clients:$only" >&2; exit 1; }
 
 # --- the checks ---------------------------------------------------------------
 # chash's side of every configuration: servers and keys with the client's
@@ -434,6 +436,15 @@ SQL
 fmt='%-12s  %-44s %7s %7s %9s %8s %5s %8s %8s %7s\n'
 header=$(printf "$fmt" client configuration servers keys differing points ties tie-keys client-s chash-s)
 
+# A configuration's summary, written whole: report_done, which runs while
+# other configurations are still running, reads a summary as soon as its
+# file exists; written in place, it could be read empty, and that would stop
+# the suite with a false failure
+summary() {
+	echo "$2" >"$work/$1/summary.tmp"
+	mv "$work/$1/summary.tmp" "$work/$1/summary"
+}
+
 # One configuration, start to end: its client's routes, then chash's.
 # Writes $dir/report (lines to print) and $dir/summary ("client keys
 # differing failed").
@@ -455,18 +466,20 @@ run_config() {
 			echo "    the client's program failed (exit $rc, $nr routes for $nk keys):"
 			tail -n 10 "$dir/client.err" | sed 's/^/    /'
 		} >"$dir/report"
-		echo "$client 0 0 1" >"$dir/summary"
+		summary "$i" "$client 0 0 1"
 		return
 	fi
 
 	# libmemcached_routes itself must agree with libmemcached's own fixture:
-	# its 99 keys come last but one (VDEAAAAA is last)
+	# its 99 keys come last but one (VDEAAAAA is last).  The keys that agree
+	# are counted, not those that differ, so that a fixture or routes cut
+	# short cannot pass.
 	if [ -f "$dir/positions.tsv" ]; then
-		local bad
-		bad=$(tail -n 100 "$dir/routes.txt" | head -n 99 |
-			paste "$compat/libmemcached_ketama_fixture.tsv" - | awk -F'\t' '$3 != $4' | wc -l)
-		extra+=("    + the client agrees with libmemcached's fixture on $((99 - bad)) of its 99 keys")
-		[ "$bad" = 0 ] || failed=1
+		local good
+		good=$(tail -n 100 "$dir/routes.txt" | head -n 99 |
+			paste "$compat/libmemcached_ketama_fixture.tsv" - | awk -F'\t' '$3 != "" && $3 == $4' | wc -l)
+		extra+=("    + the client agrees with libmemcached's fixture on $good of its 99 keys")
+		[ "$good" = 99 ] || failed=1
 		sed 's/\\/\\\\/g' "$dir/positions.tsv" >"$dir/positions.copy"
 	fi
 
@@ -489,11 +502,16 @@ run_config() {
 			echo "    chash failed:"
 			tail -n 10 "$dir/check.err" | sed 's/^/    /'
 		} >"$dir/report"
-		echo "$client 0 0 1" >"$dir/summary"
+		summary "$i" "$client 0 0 1"
 		return
 	fi
 	IFS=$'\t' read -r _ diff checked points ties tiekeys < <(grep '^RESULT' "$dir/check.out")
 	[ "$diff" = 0 ] || failed=1
+	# every key the client routed was compared, not only those that loaded
+	if [ "$checked" != "$nk" ]; then
+		failed=1
+		extra+=("    chash compared $checked keys of the $nk the client routed")
+	fi
 	{
 		printf "$fmt" "$client" "$label" "$nservers" "$checked" "$diff" "$points" "$ties" "$tiekeys" \
 			"$(seconds $client_us)" "$(seconds $chash_us)"
@@ -504,14 +522,15 @@ run_config() {
 		[ ${#extra[@]} -eq 0 ] || printf '%s\n' "${extra[@]}"
 		if [ -f "$dir/positions.copy" ]; then
 			IFS=$'\t' read -r _ pdiff pchecked < <(grep '^POSITIONS' "$dir/check.out")
-			echo "    + chash_position() agrees with libmemcached's fixture on $((pchecked - pdiff)) of its $pchecked key hashes"
+			echo "    + chash_position() agrees with libmemcached's fixture on $((pchecked - pdiff)) of its 99 key hashes"
+			[ "$pchecked" = 99 ] || failed=1
 			if [ "$pdiff" != 0 ]; then
 				failed=1
 				grep '^PDIFF' "$dir/check.out" | cut -f2- | sed 's/^/    /' || true
 			fi
 		fi
 	} >"$dir/report"
-	echo "$client $checked $diff $failed" >"$dir/summary"
+	summary "$i" "$client $checked $diff $failed"
 }
 
 "$bindir/createdb" -T template0 -E UTF8 "$db"
@@ -551,7 +570,7 @@ for ((i = next; i <= n; i++)); do
 	if [ ! -f "$work/$i/summary" ]; then
 		printf "$fmt" "${c_client[i]}" "${c_label[i]}" - - FAILED - - - - - >"$work/$i/report"
 		echo "    the check stopped early: $(tail -n 1 "$work/$i/check.err" 2>/dev/null)" >>"$work/$i/report"
-		echo "${c_client[i]} 0 0 1" >"$work/$i/summary"
+		summary "$i" "${c_client[i]} 0 0 1"
 	fi
 done
 report_done

@@ -178,20 +178,31 @@ observe() {
 	coord -c "CREATE INDEX ON $table (id)" -c "ANALYZE $table"
 }
 
-# Runs a file of checks: each statement gives one row (passed, what, detail)
+# run_checks N ARGS...: runs a file of N checks with coord ARGS; each
+# statement gives one row (passed, what, detail).  A check whose passed is
+# not true fails, also NULL (shown as nothing), and so does a file that
+# gives other than N rows: a check that gave no row cannot pass.
 run_checks() {
-	local out ok what detail
+	local want=$1 out ok what detail got=0
+	shift
 	out=$(coord "$@")
 	while IFS='|' read -r ok what detail; do
-		[ -n "$ok" ] || continue
+		[ -n "$ok$what$detail" ] || continue
+		got=$((got + 1))
 		checks=$((checks + 1))
 		if [ "$ok" = t ]; then
 			echo "  ok    $what: $detail"
 		else
+			[ "$ok" = f ] || detail="$detail (passed is ${ok:-NULL}, not true)"
 			echo "  FAIL  $what: $detail" >&2
 			failures=$((failures + 1))
 		fi
 	done <<<"$out"
+	if [ $got -ne "$want" ]; then
+		echo "  FAIL  $got result rows for $want checks" >&2
+		checks=$((checks + 1))
+		failures=$((failures + 1))
+	fi
 }
 
 cat >"$tmp/initial.sql" <<'SQL'
@@ -208,7 +219,7 @@ SQL
 
 t=$(now)
 observe obs_r4
-run_checks -v rows=$rows -f "$tmp/initial.sql"
+run_checks 3 -v rows=$rows -f "$tmp/initial.sql"
 echo "    rows a shard on r4: $(coord -c "SELECT string_agg(format('%s %s', shard, n), ', ' ORDER BY shard) FROM (SELECT shard, count(*) n FROM obs_r4 GROUP BY 1) s")"
 
 # --- predictions of a change from ring :from to ring :to, before it runs
@@ -217,6 +228,9 @@ cat >"$tmp/predict.sql" <<'SQL'
 CREATE TABLE :"s_keys" AS
 SELECT * FROM chash_moved_keys(:'from', :'to', 'accounts', 'id')
 	AS m(key bigint, from_node text, to_node text);
+-- (tens of thousands of rows, joined in the checks: give the planner
+-- their statistics, which nothing else gathers before the checks run)
+ANALYZE :"s_keys";
 -- ranges: chash_moved_ranges, in unsigned ring order (64-bit positions are
 -- shown as signed bigints: flip the sign bit); a range that wraps, if any,
 -- is split in two
@@ -244,6 +258,7 @@ FROM (SELECT id, chash_position(:'from', id) #
 	  FROM accounts) a
 CROSS JOIN LATERAL (SELECT * FROM :"s_pieces" p WHERE p.ulo <= a.u ORDER BY p.ulo DESC LIMIT 1) p
 WHERE a.u <= p.uhi;
+ANALYZE :"s_in_ranges";
 CREATE TABLE :"s_summary" AS
 SELECT * FROM chash_move_summary(:'from', :'to', 'accounts', 'id');
 SQL
@@ -400,7 +415,7 @@ step() {
 
 	t=$(now)
 	observe "obs_$to"
-	run_checks "${vars[@]}" -f "$tmp/verify.sql"
+	run_checks 9 "${vars[@]}" -f "$tmp/verify.sql"
 	coord "${vars[@]}" -f "$tmp/figures.sql" | sed 's/^/    /'
 	echo "    checks in $(since "$t")"
 }

@@ -47,6 +47,11 @@ SQL
 
 # the documents are ASCII whatever the client's encoding
 latin1=$(echo "SELECT chash_ring_svg('names <&> \"quoted\" ''ring''')" | PGCLIENTENCODING=LATIN1 "${psql[@]}" -At)
+# (no picture at all holds no non-ASCII byte either)
+if [[ $latin1 != *'<svg '* ]]; then
+	echo "  FAIL  no picture fetched in LATIN1"
+	exit 1
+fi
 if LC_ALL=C grep -q -P '[^\x00-\x7F]' <<<"$latin1"; then
 	echo "  FAIL  a picture fetched in LATIN1 holds non-ASCII bytes"
 	exit 1
