@@ -8,6 +8,8 @@
 #                throwaway cluster
 #   make test    set up, build, install, and run every test suite on a
 #                throwaway cluster
+#   make bench, make figures, make fuzz
+#                speed against peers, the balance figures, the fuzzers
 #   make && make install && make installcheck
 #                the usual PGXS targets, against any running server
 
@@ -41,7 +43,7 @@ endif
 # every object depends on the shared header (PGXS tracks no header changes)
 $(OBJS): $(wildcard src/*.h)
 
-.PHONY: setup demo test figures bench
+.PHONY: setup demo test figures bench fuzz
 
 # Debian packages the project needs, installed only when missing
 setup:
@@ -64,3 +66,9 @@ figures: setup
 bench: setup
 	test/install.sh
 	test/with-cluster.sh test/bench/bench.sh
+
+# libFuzzer harnesses of the pure ring code under AddressSanitizer and UBSan
+# (not part of make test): CHASH_FUZZ_SECONDS a harness (default 60, about
+# 5 minutes in all); see test/fuzz/run.sh
+fuzz:
+	test/fuzz/run.sh

@@ -121,9 +121,24 @@ chash_ring_expected(const ChashRingSpec *spec, int replicas, double *expected)
 
 	while (again)
 	{
+		double		largest = 0;
 		double		weight = 0;
+		int			scale = 0;
 		int			ncapped = 0;
 
+		/*
+		 * Weights are any positive finite doubles, and their sum may not
+		 * be: two of 1e308 add up to infinity, which made every share 0 or
+		 * NaN (found by test/fuzz/fuzz_ring.c).  Divided, exactly, by the
+		 * power of two of the largest weight not capped, each is below 1,
+		 * their sum below nnodes and at least a half.
+		 */
+		for (int k = 0; k < spec->nnodes; k++)
+		{
+			if (spec->nodes[k].active && !capped[k])
+				largest = Max(largest, spec->nodes[k].weight);
+		}
+		(void) frexp(largest, &scale);
 		for (int k = 0; k < spec->nnodes; k++)
 		{
 			if (!spec->nodes[k].active)
@@ -131,7 +146,7 @@ chash_ring_expected(const ChashRingSpec *spec, int replicas, double *expected)
 			if (capped[k])
 				ncapped++;
 			else
-				weight += spec->nodes[k].weight;
+				weight += ldexp(spec->nodes[k].weight, -scale);
 		}
 		again = false;
 		for (int k = 0; k < spec->nnodes; k++)
@@ -144,7 +159,7 @@ chash_ring_expected(const ChashRingSpec *spec, int replicas, double *expected)
 				expected[k] = 1;
 			else
 			{
-				expected[k] = (replicas - ncapped) * n->weight / weight;
+				expected[k] = (replicas - ncapped) * ldexp(n->weight, -scale) / weight;
 				if (expected[k] > 1)
 				{
 					capped[k] = true;

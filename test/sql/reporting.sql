@@ -43,6 +43,17 @@ SELECT chash_node_set('hand', 'b', state => 'active');
 -- weights: the expected share is the share of the active weight
 SELECT chash_node_set('hand', 'c', weight => 2);
 SELECT node, weight, expected FROM chash_ownership('hand');
+-- ... also where the weights add up past the largest double (nodes with
+-- their own vnodes may have any finite weight)
+SELECT chash_ring_create('heavy', vnodes => 10);
+SELECT chash_node_add('heavy', n, weight => w, vnodes => 10)
+FROM (VALUES ('a', 1e308), ('b', 1e308), ('c', 5e307), ('d', 1), ('e', 5e-324)) v(n, w);
+SELECT node, weight, expected FROM chash_ownership('heavy');
+SELECT node, round(expected::numeric, 6) AS expected FROM chash_ownership('heavy', 2);
+-- (with the big nodes capped, the rest share what is left: no NaN)
+SELECT r AS replicas, sum(o.expected) AS expected, count(*) FILTER (WHERE o.expected = 'NaN') AS nan
+FROM generate_series(1, 5) r, chash_ownership('heavy', r) o GROUP BY r ORDER BY r;
+SELECT chash_ring_drop('heavy');
 
 -- points on one position: the first in ring order owns the arc ('Aa' and
 -- 'BB' have the same hashCode, and so have 'Aa0' and 'BB0')

@@ -11,9 +11,16 @@
  * file gives the rest: memory contexts as plain malloc (nothing is freed
  * but what the code frees itself), errors that print and exit (lower
  * levels are dropped), and interrupts that are only counted.
+ *
+ * A program that takes errors back (the fuzz harnesses of test/fuzz/)
+ * points chash_stub_error_jump at a sigsetjmp buffer: an ERROR then prints
+ * nothing and jumps there instead of exiting, its primary message kept in
+ * chash_stub_error_message.  Left NULL, as the unit test and the benchmark
+ * leave it, errors print and exit as before.
  */
 #include "postgres.h"
 
+#include <setjmp.h>
 #include <signal.h>
 
 #include "miscadmin.h"
@@ -78,10 +85,13 @@ pg_lltoa(int64 value, char *a)
 }
 
 /*
- * Reports: ERROR and above print their message on stderr and exit; lower
- * levels (DEBUG, NOTICE, WARNING) are skipped, as errstart tells ereport
+ * Reports: ERROR and above print their message on stderr and exit (or jump,
+ * see above); lower levels (DEBUG, NOTICE, WARNING) are skipped, as
+ * errstart tells ereport
  */
 static int	report_level;
+sigjmp_buf *chash_stub_error_jump = NULL;
+char		chash_stub_error_message[256];
 
 bool
 errstart_cold(int elevel, const char *domain)
@@ -100,6 +110,14 @@ errstart(int elevel, const char *domain)
 static void
 print_error(const char *what, const char *fmt, va_list ap)
 {
+	if (chash_stub_error_jump != NULL)
+	{
+		/* taken back: keep the primary message, print nothing */
+		if (strcmp(what, "error") == 0)
+			vsnprintf(chash_stub_error_message,
+					  sizeof(chash_stub_error_message), fmt, ap);
+		return;
+	}
 	fprintf(stderr, "chash outside the server: %s: ", what);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -145,10 +163,14 @@ void
 errfinish(const char *filename, int lineno, const char *funcname)
 {
 	if (report_level >= ERROR)
+	{
+		if (chash_stub_error_jump != NULL)
+			siglongjmp(*chash_stub_error_jump, 1);
 		exit(2);
+	}
 }
 
-/* names in messages as they are: nothing is logged here but on exit */
+/* names in messages as they are: nothing is logged here but on errors */
 const char *
 chash_message_name(const char *name, int len)
 {
@@ -159,6 +181,12 @@ void
 chash_error_unknown(const char *what, const char *plural, const char *name,
 					int count, const char *(*name_at) (int))
 {
+	if (chash_stub_error_jump != NULL)
+	{
+		snprintf(chash_stub_error_message, sizeof(chash_stub_error_message),
+				 "unknown %s \"%s\"", what, name);
+		siglongjmp(*chash_stub_error_jump, 1);
+	}
 	fprintf(stderr, "chash outside the server: unknown %s \"%s\"\n", what, name);
 	exit(2);
 }

@@ -1,0 +1,218 @@
+/*
+ * fuzz_hash.c
+ *		libFuzzer harness: every hash function of hash.c's table
+ *		(chash_hash_count, chash_hash_at) on arbitrary bytes.
+ *
+ * The input is the key.  For each function:
+ *	- the Java hashes (needs_utf8) raise an ERROR exactly when the bytes
+ *	  are not UTF-8 (a plain RFC 3629 check written here, NUL allowed);
+ *	  no other function raises one;
+ *	- the value fits in the function's bits, and Math.abs's results are
+ *	  non-negative but for Integer.MIN_VALUE / Long.MIN_VALUE;
+ *	- the same bytes at another address, unaligned, hash alike;
+ *	- java_hashcode equals String.hashCode() computed here from the UTF-16
+ *	  units of the text, which checks hash.c's UTF-8 to UTF-16 walk.
+ * The input, cut at its first NUL, is also looked up as a hash and as an
+ * algorithm name (chash_hash_find/get, chash_algorithm_find/get): _get
+ * raises an ERROR exactly when _find gives NULL.
+ */
+#include "postgres.h"
+
+#include "fuzz.h"
+
+typedef struct HashCall
+{
+	const ChashHashFunction *h;
+	const unsigned char *data;
+	size_t		len;
+	uint64		value;
+} HashCall;
+
+static void
+call_hash(void *arg)
+{
+	HashCall   *c = arg;
+
+	c->value = c->h->fn(c->data, c->len);
+}
+
+typedef struct NameCall
+{
+	const char *name;
+	const void *found;
+} NameCall;
+
+static void
+call_hash_get(void *arg)
+{
+	NameCall   *c = arg;
+
+	c->found = chash_hash_get(c->name);
+}
+
+static void
+call_algorithm_get(void *arg)
+{
+	NameCall   *c = arg;
+
+	c->found = chash_algorithm_get(c->name);
+}
+
+/* Math.abs(s.hashCode()) of the text whose UTF-8 is data */
+static uint32
+ref_java_hashcode(const uint8 *data, size_t len)
+{
+	uint32		h = 0;
+	size_t		i = 0;
+
+	while (i < len)
+	{
+		uint32		cp;
+		int			n;
+
+		if (data[i] < 0x80)
+			cp = data[i], n = 1;
+		else if (data[i] < 0xE0)
+			cp = data[i] & 0x1F, n = 2;
+		else if (data[i] < 0xF0)
+			cp = data[i] & 0x0F, n = 3;
+		else
+			cp = data[i] & 0x07, n = 4;
+		for (int k = 1; k < n; k++)
+			cp = (cp << 6) | (data[i + k] & 0x3F);
+		i += n;
+		if (cp >= 0x10000)
+		{
+			h = 31 * h + (0xD800 + ((cp - 0x10000) >> 10));
+			h = 31 * h + (0xDC00 + ((cp - 0x10000) & 0x3FF));
+		}
+		else
+			h = 31 * h + cp;
+	}
+	if ((int32) h < 0 && h != 0x80000000)
+		h = -h;
+	return h;
+}
+
+static void
+check_name(const char *name)
+{
+	NameCall	c = {name, NULL};
+	const ChashHashFunction *h = chash_hash_find(name);
+	const ChashAlgorithm *a = chash_algorithm_find(name);
+	bool		ok;
+
+	ok = fuzz_try(call_hash_get, &c);
+	fuzz_check(ok == (h != NULL) && (!ok || c.found == h),
+			   "chash_hash_get(\"%s\") and chash_hash_find disagree", name);
+	c.found = NULL;
+	ok = fuzz_try(call_algorithm_get, &c);
+	fuzz_check(ok == (a != NULL) && (!ok || c.found == a),
+			   "chash_algorithm_get(\"%s\") and chash_algorithm_find disagree", name);
+}
+
+int			LLVMFuzzerTestOneInput(const uint8 *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
+{
+	bool		utf8 = fuzz_ref_utf8(data, size);
+	/* the same bytes, unaligned, at the end of a block of their size + 1..7 */
+	size_t		shift = 1 + (size % 7);
+	uint8	   *copy = malloc(size + shift);
+	char		name[65];
+	int			namelen = 0;
+
+	memcpy(copy + shift, data, size);
+	for (int i = 0; i < chash_hash_count(); i++)
+	{
+		const ChashHashFunction *h = chash_hash_at(i);
+		HashCall	c = {h, data, size, 0};
+		HashCall	c2 = {h, copy + shift, size, 0};
+		bool		ok = fuzz_try(call_hash, &c);
+		bool		ok2 = fuzz_try(call_hash, &c2);
+
+		fuzz_check(h->bits == 32 || h->bits == 64, "%s has %d bits", h->name,
+				   h->bits);
+		fuzz_check(chash_hash_find(h->name) == h, "%s not found by name",
+				   h->name);
+		fuzz_check(ok == ok2, "%s: an ERROR at one address and not at another",
+				   h->name);
+		if (h->needs_utf8)
+			fuzz_check(ok == utf8, "%s: %s for %s input", h->name,
+					   ok ? "no ERROR" : "an ERROR",
+					   utf8 ? "UTF-8" : "non-UTF-8");
+		else
+			fuzz_check(ok, "%s raised an ERROR: %s", h->name,
+					   chash_stub_error_message);
+		if (!ok)
+			continue;
+		fuzz_check(c.value == c2.value, "%s: 0x%llx here, 0x%llx unaligned",
+				   h->name, (unsigned long long) c.value,
+				   (unsigned long long) c2.value);
+		fuzz_check(h->bits == 64 || c.value >> 32 == 0,
+				   "%s: 0x%llx is wider than 32 bits", h->name,
+				   (unsigned long long) c.value);
+		if (h->needs_utf8)
+		{
+			uint64		sign = UINT64CONST(1) << (h->bits - 1);
+
+			fuzz_check((c.value & sign) == 0 || c.value == sign,
+					   "%s: 0x%llx is negative after Math.abs", h->name,
+					   (unsigned long long) c.value);
+		}
+		if (strcmp(h->name, "java_hashcode") == 0)
+			fuzz_check(c.value == ref_java_hashcode(data, size),
+					   "java_hashcode: 0x%llx, String.hashCode() gives 0x%x",
+					   (unsigned long long) c.value,
+					   ref_java_hashcode(data, size));
+	}
+	free(copy);
+
+	while ((size_t) namelen < size && namelen < 64 && data[namelen] != 0)
+	{
+		name[namelen] = (char) data[namelen];
+		namelen++;
+	}
+	name[namelen] = '\0';
+	check_name(name);
+
+	fuzz_memory_reset();
+	return 0;
+}
+
+void
+fuzz_seeds(void)
+{
+	static const char *const keys[] = {
+		"", "alice@example.com", "MySQL", "42", "xxh3_64", "ring", "md5",
+		"java_fnv32", "ketama",
+		"z\xc3\xb3\xc5\x82w",	/* two-byte characters */
+		"\xe2\x82\xac 5",		/* a three-byte one */
+		"\xf0\x9f\x98\x80!",	/* outside the BMP: two UTF-16 units */
+		"\xff\xfe",				/* not UTF-8 */
+		"\xed\xa0\x80",			/* an encoded surrogate */
+		"\xc0\xaf",				/* an overlong form */
+		"\xe2\x82",				/* cut short */
+		"\xf4\x90\x80\x80",		/* above U+10FFFF */
+		"0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz",
+	};
+
+	for (int i = 0; i < lengthof(keys); i++)
+	{
+		FuzzSeed	s;
+		char		name[32];
+
+		seed_begin(&s);
+		seed_raw(&s, keys[i], strlen(keys[i]));
+		snprintf(name, sizeof(name), "key-%02d", i);
+		seed_end(&s, name);
+	}
+	{
+		FuzzSeed	s;
+
+		seed_begin(&s);
+		seed_raw(&s, "a\0b", 3);
+		seed_end(&s, "key-nul");
+	}
+}
