@@ -3,6 +3,12 @@
 -- and through plain DML on the catalog tables.
 --
 
+-- Versions and ordinals come from sequences that earlier suites draw from
+-- too: start them where this suite's output does not depend on those (a
+-- version only needs to be new, so moving the sequence on is safe)
+SELECT setval('chash.ring_version_seq', 1000000) > 0 AS versions_from,
+       setval('chash.node_ordinal_seq', 1000000) > 0 AS ordinals_from;
+
 -- A ring with the defaults, and rings with every setting given
 SELECT chash_ring_create('users');
 SELECT chash_ring_create('legacy', algorithm => 'ring', hash => 'md5',
