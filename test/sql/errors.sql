@@ -299,6 +299,14 @@ CREATE TRIGGER impostor_check AFTER INSERT ON impostor REFERENCING NEW TABLE AS 
 	FOR EACH STATEMENT EXECUTE FUNCTION chash.catalog_trigger();
 SELECT expect_error($$INSERT INTO impostor VALUES ('r', 'x', 1, NULL, 'active')$$);
 DROP TABLE impostor;
+-- (columns of other types and NULLs, as a role might make them to crash it)
+CREATE TEMP TABLE impostor (ring integer, node bytea);
+CREATE TRIGGER impostor_check AFTER INSERT ON impostor REFERENCING NEW TABLE AS chash_new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.catalog_trigger();
+CREATE TRIGGER impostor_lock BEFORE INSERT ON impostor
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.catalog_trigger();
+SELECT expect_error($$INSERT INTO impostor VALUES (NULL, NULL), (42, '\x00')$$);
+DROP TABLE impostor;
 -- ... and from the events it is made for
 CREATE TRIGGER node_config_impostor AFTER INSERT ON chash.node_config
 	FOR EACH ROW EXECUTE FUNCTION chash.catalog_trigger();

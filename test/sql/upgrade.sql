@@ -67,6 +67,30 @@ SELECT chash_node_set('cache', '10.0.1.1', state => 'active');
 SELECT count(*) FILTER (WHERE chash_lookup(ring, k) <> node) AS differ FROM routes_1_1;
 SELECT chash_node_add('users', 'huge', 200000);
 SELECT rings, bound_rings FROM chash.cache_stats();
+-- The 1.1 trigger functions are executable by PUBLIC: attached by a role
+-- to a table of its own, with a transition table of other types and NULL
+-- rings, or before its statements, they refuse to run (the library of
+-- 1.1 read that table as the catalog and crashed, or took the ring-change
+-- lock for the role's transaction)
+CREATE ROLE regress_chash_intruder;
+SET ROLE regress_chash_intruder;
+CREATE TEMP TABLE intruder (ring integer, node bytea);
+CREATE TRIGGER intruder_check AFTER INSERT ON intruder REFERENCING NEW TABLE AS chash_new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();
+INSERT INTO intruder VALUES (NULL, NULL), (42, '\x00');
+DROP TRIGGER intruder_check ON intruder;
+CREATE TRIGGER intruder_lock BEFORE INSERT ON intruder
+	FOR EACH STATEMENT EXECUTE FUNCTION chash.check_ring_size();
+CREATE TRIGGER intruder_invalidate AFTER INSERT ON intruder
+	FOR EACH ROW EXECUTE FUNCTION chash.invalidate_cache();
+BEGIN;
+INSERT INTO intruder VALUES (1, NULL);
+ROLLBACK;
+DROP TRIGGER intruder_lock ON intruder;
+INSERT INTO intruder VALUES (1, NULL);
+DROP TABLE intruder;
+RESET ROLE;
+DROP ROLE regress_chash_intruder;
 
 ALTER EXTENSION chash UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'chash';
