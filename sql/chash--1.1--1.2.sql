@@ -27,17 +27,16 @@ DROP TRIGGER node_config_check_size_update ON chash.node_config;
 DROP FUNCTION chash.invalidate_cache();
 DROP FUNCTION chash.check_ring_size();
 
--- A ring's version names one configuration of it (see src/triggers.c)
-CREATE SEQUENCE chash.ring_version_seq AS bigint;
-SELECT pg_catalog.pg_extension_config_dump('chash.ring_version_seq', '');
+-- A ring's version names one configuration of it: the id of the
+-- transaction that last changed it, which never comes back in a cluster
+-- (see src/triggers.c).  The trigger sets it; 0 is a row it did not set.
 ALTER TABLE chash.ring_config ADD COLUMN version bigint;
-UPDATE chash.ring_config SET version = pg_catalog.nextval('chash.ring_version_seq');
--- the trigger draws each row's version (without the caller's rights)
+UPDATE chash.ring_config SET version = pg_catalog.txid_current();
 ALTER TABLE chash.ring_config
 	ALTER COLUMN version SET DEFAULT 0,
 	ALTER COLUMN version SET NOT NULL;
 COMMENT ON COLUMN chash.ring_config.version IS
-	'the version of the ring''s configuration: new at every change of the ring or its nodes (kept by the catalog''s trigger; what is written here is replaced)';
+	'the version of the ring''s configuration: the id of the transaction that last changed the ring or its nodes (kept by the catalog''s trigger; what is written here is replaced)';
 
 -- Names and templates no longer than a btree entry or a build can take.
 -- NOT VALID: rows of earlier versions stay as they are.

@@ -395,7 +395,8 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 			entry_remove(entry);
 			error_no_such_ring(name, len);
 		}
-		by_version = !own;
+		/* (0, the column's default, is what no trigger set: trust nothing) */
+		by_version = !own && version > 0;
 		for (cr = entry->rings; by_version && cr != NULL; cr = cr->next)
 		{
 			if (cr->version == version)
@@ -462,16 +463,17 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 
 /*
  * Whether an error says something of the ring rather than of the server:
- * what a view reports as the ring's problem instead of failing
+ * what a view reports as the ring's problem instead of failing.  The
+ * errors a ring's build raises for its configuration, and no others (not
+ * a lock timeout, not a policy's own error).
  */
 static bool
 is_ring_problem(int sqlerrcode)
 {
-	int			category = ERRCODE_TO_CATEGORY(sqlerrcode);
-
-	return category == ERRCODE_DATA_EXCEPTION ||
-		category == ERRCODE_PROGRAM_LIMIT_EXCEEDED ||
-		category == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE ||
+	return sqlerrcode == ERRCODE_PROGRAM_LIMIT_EXCEEDED ||
+		sqlerrcode == ERRCODE_INVALID_PARAMETER_VALUE ||
+		sqlerrcode == ERRCODE_CHARACTER_NOT_IN_REPERTOIRE ||
+		sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE ||
 		sqlerrcode == ERRCODE_UNDEFINED_OBJECT;
 }
 
@@ -479,7 +481,8 @@ is_ring_problem(int sqlerrcode)
  * The ring as the active snapshot sees it, or NULL and in *problem why it
  * cannot be built: for the views, which must show every ring, a bad one
  * too.  Errors of another kind (a cancel, no privilege) are errors.  Runs
- * in a subtransaction, so not in parallel mode.
+ * in a subtransaction, which parallel mode allows none of: there (the 1.1
+ * catalog declares the views' functions PARALLEL SAFE) every error is one.
  */
 const ChashRing *
 chash_cache_try_get_ring(const char *name, int len, char **problem)
@@ -490,6 +493,8 @@ chash_cache_try_get_ring(const char *name, int len, char **problem)
 	uint64		generation;
 
 	*problem = NULL;
+	if (IsInParallelMode())
+		return chash_cache_get_ring(name, len, GetActiveSnapshot(), &generation);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(callercxt);
 	PG_TRY();

@@ -46,8 +46,7 @@ typedef struct CatalogIds
 	Oid			node_table;
 	Oid			ring_pkey;		/* ring_config's primary key index */
 	Oid			ring_pkey_collation;
-	Oid			version_seq;	/* InvalidOid before version 1.2 */
-	AttrNumber	ring_version;	/* ring_config.version, or invalid */
+	AttrNumber	ring_version;	/* ring_config.version, invalid before 1.2 */
 	bool		catalog_1_0;	/* no ketama_variant, ties nor ordinal */
 } CatalogIds;
 
@@ -62,24 +61,32 @@ lookup_ids(void)
 
 	if (likely(ids.valid))
 		return;
+
+	/*
+	 * Valid from the start, so that an invalidation processed by one of the
+	 * lookups below (the extension dropped meanwhile) makes them be done
+	 * again next time
+	 */
+	ids.valid = true;
 	nsp = get_namespace_oid(CHASH_SCHEMA, true);
 	ids.ring_table = OidIsValid(nsp) ? get_relname_relid(CHASH_RING_TABLE, nsp) : InvalidOid;
 	ids.node_table = OidIsValid(nsp) ? get_relname_relid(CHASH_NODE_TABLE, nsp) : InvalidOid;
 	ids.ring_pkey = OidIsValid(nsp) ? get_relname_relid("ring_config_pkey", nsp) : InvalidOid;
 	if (!OidIsValid(ids.ring_table) || !OidIsValid(ids.node_table) ||
 		!OidIsValid(ids.ring_pkey))
+	{
+		ids.valid = false;
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation \"%s.%s\" does not exist",
 						CHASH_SCHEMA, CHASH_RING_TABLE),
 				 errhint("The chash extension may have been dropped; run CREATE EXTENSION chash.")));
+	}
 	/* the key of the primary key compares in the column's collation */
 	get_atttypetypmodcoll(ids.ring_table, 1, &typid, &typmod,
 						  &ids.ring_pkey_collation);
-	ids.version_seq = get_relname_relid("ring_version_seq", nsp);
 	ids.ring_version = get_attnum(ids.ring_table, "version");
 	ids.catalog_1_0 = get_attnum(ids.ring_table, "ketama_variant") == InvalidAttrNumber;
-	ids.valid = true;
 }
 
 /* The OID of one of the catalog tables; an error if chash is not installed */
@@ -88,14 +95,6 @@ chash_catalog_relid(const char *table)
 {
 	lookup_ids();
 	return strcmp(table, CHASH_RING_TABLE) == 0 ? ids.ring_table : ids.node_table;
-}
-
-/* The sequence of ring versions; InvalidOid before version 1.2 */
-Oid
-chash_catalog_version_seq(void)
-{
-	lookup_ids();
-	return ids.version_seq;
 }
 
 /* The attribute number of ring_config.version; invalid before 1.2 */
@@ -248,11 +247,15 @@ chash_catalog_probe(const char *name, int len, Snapshot snap,
 /*
  * SPI plans of the statements on the catalog, prepared once per backend
  * and kept: the sql strings are constants, known by their address.  The
- * plan cache replans them when the tables change.
+ * plan cache replans them when the tables change.  Plans for the trigger,
+ * which runs them as the catalog's owner with row-level security not
+ * forced, are kept apart from those of the caller's own statements (the
+ * plan cache does not tell those two apart).
  */
 typedef struct SavedPlan
 {
 	const char *sql;
+	bool		as_owner;
 	int			nargs;
 	Oid			argtypes[8];
 	SPIPlanPtr	plan;
@@ -262,7 +265,7 @@ static SavedPlan saved_plans[32];
 static int	nsaved_plans = 0;
 
 static SPIPlanPtr
-saved_plan(const char *sql, int nargs, const Oid *argtypes)
+saved_plan(const char *sql, bool as_owner, int nargs, const Oid *argtypes)
 {
 	SPIPlanPtr	plan;
 
@@ -271,7 +274,7 @@ saved_plan(const char *sql, int nargs, const Oid *argtypes)
 	{
 		SavedPlan  *p = &saved_plans[i];
 
-		if (p->sql == sql && p->nargs == nargs &&
+		if (p->sql == sql && p->as_owner == as_owner && p->nargs == nargs &&
 			memcmp(p->argtypes, argtypes, sizeof(Oid) * nargs) == 0)
 			return p->plan;
 	}
@@ -284,6 +287,7 @@ saved_plan(const char *sql, int nargs, const Oid *argtypes)
 		SavedPlan  *p = &saved_plans[nsaved_plans++];
 
 		p->sql = sql;
+		p->as_owner = as_owner;
 		p->nargs = nargs;
 		memcpy(p->argtypes, argtypes, sizeof(Oid) * nargs);
 		p->plan = plan;
@@ -291,11 +295,11 @@ saved_plan(const char *sql, int nargs, const Oid *argtypes)
 	return plan;
 }
 
-/* A plan of a statement on the catalog, kept for the next call */
+/* A plan of a statement of the trigger on the catalog, kept for the next call */
 SPIPlanPtr
 chash_catalog_plan(const char *sql, int nargs, const Oid *argtypes)
 {
-	return saved_plan(sql, nargs, argtypes);
+	return saved_plan(sql, true, nargs, argtypes);
 }
 
 /* A string of the catalog as the bytes chash hashes */
@@ -344,7 +348,8 @@ spi_select_ring(const char *sql, Datum ring, bool latest)
 {
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		args[1] = {ring};
-	SPIPlanPtr	plan = saved_plan(sql, 1, argtypes);
+	/* latest reads are the trigger's */
+	SPIPlanPtr	plan = saved_plan(sql, latest, 1, argtypes);
 	int			ret;
 
 	if (latest)
@@ -551,7 +556,7 @@ chash_catalog_execute(const char *sql, int nargs, const Oid *argtypes,
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	plan = saved_plan(sql, nargs, argtypes);
+	plan = saved_plan(sql, false, nargs, argtypes);
 	ret = SPI_execute_plan(plan, (Datum *) args, nulls, false, 0);
 	if (ret < 0)
 		elog(ERROR, "could not change the chash catalog: %s",

@@ -25,6 +25,7 @@ void
 _PG_init(void)
 {
 	chash_cache_init();
+	chash_triggers_init();
 }
 
 /*

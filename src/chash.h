@@ -415,7 +415,6 @@ extern ChashRing *chash_ring_build(const ChashRingSpec *spec,
 extern ChashRingSpec *chash_catalog_read_ring(const char *ring, bool latest);
 extern ChashRingSpec *chash_catalog_read_settings(const char *ring, bool latest);
 extern Oid	chash_catalog_relid(const char *table);
-extern Oid	chash_catalog_version_seq(void);
 extern AttrNumber chash_catalog_version_attnum(void);
 extern void chash_catalog_forget_relids(void);
 extern bool chash_catalog_is_ours(Oid relid);
@@ -500,6 +499,7 @@ typedef struct ChashCacheStats
 extern void chash_cache_stats(ChashCacheStats *stats);
 
 /* The catalog's trigger (triggers.c) */
+extern void chash_triggers_init(void);
 extern void chash_trigger_stats(int64 *full_checks, int64 *delta_checks);
 
 /* Module set-up, shared errors and compatibility (chash.c) */

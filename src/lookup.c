@@ -110,8 +110,9 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 	if (pushed)
 	{
 		PopActiveSnapshot();
-		/* no snapshot to match next time: resolve again */
+		/* no snapshot to match next time: resolve again (and forget the texts) */
 		cc->generation = 0;
+		cc->texts_ring = NULL;
 	}
 	return cc->ring;
 }

@@ -11,14 +11,17 @@
  * It is an object lock on ring_config, which conflicts with nothing but
  * itself (not with VACUUM, nor with readers); routing never waits for it.
  *
- * Each ring_config row carries a version, from a sequence: a new row or a
- * changed one gets a new version (before each row), and a statement that
- * changes a ring's nodes gives the ring a new version (after the
- * statement).  A version thus names one configuration of one ring: cached
- * rings are kept by version (cache.c), and a change to one ring costs other
- * rings nothing.  A transaction gives a ring a version once: later changes
- * of the same transaction are seen only by it, and cache.c does not trust
- * versions of rows its own transaction wrote.
+ * Each ring_config row carries a version: the 64-bit id of the transaction
+ * that last changed the ring, set before each row of ring_config that is
+ * written, and by an update of the ring's row after each statement that
+ * changes its nodes.  Transaction ids never come back in a cluster (unlike
+ * a sequence, which a restore or a new CREATE EXTENSION sets back), and a
+ * transaction ends in one configuration of each ring it changed: a version
+ * thus names one configuration of one ring.  Cached rings are kept by
+ * version (cache.c), and a change to one ring costs other rings nothing.
+ * A transaction's later changes to a ring keep its version and are seen
+ * only by it; cache.c does not trust versions of rows its own transaction
+ * wrote.
  *
  * After each statement every ring it touched must still be buildable: no
  * node over CHASH_MAX_VNODES points, no ring over CHASH_MAX_RING_POINTS,
@@ -27,7 +30,11 @@
  * ring's point count before it, which this backend remembers by version:
  * adding a node to a ring of 100,000 costs what adding it to a ring of 10
  * does.  Other algorithms (ketama: every node's share depends on all)
- * count the whole ring.
+ * count the whole ring, and so does a query that fires more than one of
+ * these after-statement triggers (a writable CTE, INSERT ... ON CONFLICT
+ * DO UPDATE, MERGE, a rename that cascades to the nodes): all of its rows
+ * are written before the first of them fires, so one trigger's count
+ * already holds another's rows.
  *
  * The trigger's own queries run as the owner of the catalog, with a pinned
  * search_path, so that a role allowed to add nodes need not be allowed to
@@ -41,11 +48,12 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
-#include "commands/sequence.h"
 #include "commands/trigger.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
@@ -81,6 +89,35 @@ static bool bumping_versions = false;
 /* Rings checked by counting them whole, and from the change alone */
 static int64 full_checks = 0;
 static int64 delta_checks = 0;
+
+/*
+ * Statements on the catalog whose before-statement trigger has fired and
+ * whose after-statement trigger has not; and whether the query under way
+ * fires several after-statement triggers.  Left too high by an error (a
+ * subtransaction that rolls back), the count only makes checks count whole
+ * until the transaction ends.
+ */
+static int	pending_statements = 0;
+static bool several_statements = false;
+
+static void
+triggers_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PARALLEL_ABORT)
+	{
+		pending_statements = 0;
+		several_statements = false;
+	}
+}
+
+/* Called once per backend from _PG_init */
+void
+chash_triggers_init(void)
+{
+	RegisterXactCallback(triggers_xact_callback, NULL);
+}
 
 void
 chash_trigger_stats(int64 *full, int64 *delta)
@@ -221,7 +258,7 @@ for_each_row(HTAB *rings, Relation rel, Tuplestorestate *ts, RowAction action,
 	if (ts == NULL)
 		return;
 	slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsMinimalTuple);
-	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, 0));
+	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND));
 	tuplestore_rescan(ts);
 	while (tuplestore_gettupleslot(ts, true, false, slot))
 	{
@@ -390,10 +427,12 @@ ring_count(const char *name, bool create)
 /*
  * Check the rings a statement changed, then give each a new version.
  * versions: the catalog has versions (1.2); without them every ring is
- * counted whole and nothing is remembered.
+ * counted whole and nothing is remembered.  count_all: count every ring
+ * whole (the query fires other after-statement triggers).
  */
 static void
-check_changed_rings(TriggerData *trigdata, CatalogTable table, bool versions)
+check_changed_rings(TriggerData *trigdata, CatalogTable table, bool versions,
+					bool count_all)
 {
 	Relation	rel = trigdata->tg_relation;
 	MemoryContext cxt;
@@ -428,8 +467,9 @@ check_changed_rings(TriggerData *trigdata, CatalogTable table, bool versions)
 		r->settings = chash_catalog_read_settings(r->name, true);
 		if (r->settings == NULL)
 			continue;			/* dropped, or renamed */
-		known = versions ? ring_count(r->name, false) : NULL;
-		if (known == NULL || known->version != r->settings->version ||
+		known = versions && !count_all ? ring_count(r->name, false) : NULL;
+		if (known == NULL || r->settings->version <= 0 ||
+			known->version != r->settings->version ||
 			known->abort_count != chash_abort_count ||
 			!r->settings->algorithm->node_points_alone)
 			r->count_all = true;
@@ -482,9 +522,8 @@ check_changed_rings(TriggerData *trigdata, CatalogTable table, bool versions)
 }
 
 /*
- * Before each row of ring_config that is inserted or updated: a new
- * version, whatever the row says.  (The sequence is the extension's; the
- * trigger draws from it without the caller's rights.)
+ * Before each row of ring_config that is inserted or updated: its version,
+ * this transaction's id, whatever the row says
  */
 static HeapTuple
 new_version(TriggerData *trigdata)
@@ -496,7 +535,7 @@ new_version(TriggerData *trigdata)
 	Datum		value;
 	bool		isnull = false;
 
-	value = Int64GetDatum(nextval_internal(chash_catalog_version_seq(), false));
+	value = Int64GetDatum((int64) U64FromFullTransactionId(GetTopFullTransactionId()));
 	return heap_modify_tuple_by_cols(tuple, RelationGetDescr(rel), 1,
 									 &attnum, &value, &isnull);
 }
@@ -518,14 +557,15 @@ chash_catalog_trigger(PG_FUNCTION_ARGS)
 	TriggerData *trigdata = catalog_trigger_data(fcinfo, &table);
 	TriggerEvent event = trigdata->tg_event;
 	AsOwner		as;
+	bool		several;
 
-	if (!OidIsValid(chash_catalog_version_seq()) ||
-		chash_catalog_version_attnum() == InvalidAttrNumber)
+	if (chash_catalog_version_attnum() == InvalidAttrNumber)
 		error_not_ours(fcinfo, "The catalog has no versions: run ALTER EXTENSION chash UPDATE.");
 
 	if (TRIGGER_FIRED_BEFORE(event) && TRIGGER_FIRED_FOR_STATEMENT(event))
 	{
 		lock_ring_changes();
+		pending_statements++;
 		PG_RETURN_POINTER(NULL);
 	}
 	if (TRIGGER_FIRED_BEFORE(event) && TRIGGER_FIRED_FOR_ROW(event) &&
@@ -534,6 +574,12 @@ chash_catalog_trigger(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(new_version(trigdata));
 	if (!TRIGGER_FIRED_AFTER(event) || !TRIGGER_FIRED_FOR_STATEMENT(event))
 		error_not_ours(fcinfo, "It was fired at a time it is not made for.");
+
+	/* the first of several after-statement triggers of a query, or a later one */
+	several = several_statements || pending_statements > 1;
+	if (pending_statements > 0)
+		pending_statements--;
+	several_statements = pending_statements > 0 && several;
 
 	/* backends still running an older library forget their rings by this */
 	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
@@ -561,7 +607,7 @@ chash_catalog_trigger(PG_FUNCTION_ARGS)
 
 	lock_ring_changes();
 	begin_as_owner(&as);
-	check_changed_rings(trigdata, table, true);
+	check_changed_rings(trigdata, table, true, several);
 	end_as_owner(&as);
 	PG_RETURN_POINTER(NULL);
 }
@@ -596,7 +642,7 @@ chash_check_ring_size(PG_FUNCTION_ARGS)
 		TriggerData only_new = *trigdata;
 
 		only_new.tg_oldtable = NULL;
-		check_changed_rings(&only_new, table, false);
+		check_changed_rings(&only_new, table, false, true);
 	}
 	end_as_owner(&as);
 	PG_RETURN_POINTER(NULL);

@@ -67,6 +67,11 @@ SELECT chash_node_set('cache', '10.0.1.1', state => 'active');
 SELECT count(*) FILTER (WHERE chash_lookup(ring, k) <> node) AS differ FROM routes_1_1;
 SELECT chash_node_add('users', 'huge', 200000);
 SELECT rings, bound_rings FROM chash.cache_stats();
+-- the views' functions are PARALLEL SAFE in the 1.1 catalog: the library
+-- takes no subtransaction there in parallel mode
+SET force_parallel_mode = on;
+SELECT ring, count(*) AS nodes, sum(points) AS points FROM chash.nodes GROUP BY ring ORDER BY ring;
+RESET force_parallel_mode;
 -- The 1.1 trigger functions are executable by PUBLIC: attached by a role
 -- to a table of its own, with a transition table of other types and NULL
 -- rings, or before its statements, they refuse to run (the library of
@@ -109,6 +114,17 @@ SELECT builds FROM chash.cache_stats() \gset
 SELECT chash_node_remove('users', 'd');
 SELECT count(*) FILTER (WHERE chash_lookup(ring, k) IS NULL) AS unrouted FROM routes_1_1;
 SELECT builds - :builds AS rings_built FROM chash.cache_stats();
+
+-- A version never comes back (they are transaction ids): after DROP and
+-- CREATE EXTENSION, this session routes by the new ring of the same name
+SELECT chash_lookup('users', 'k') IN ('a', 'b', 'c') AS routed_by_the_old_ring;
+SET client_min_messages = warning;
+DROP EXTENSION chash CASCADE;
+RESET client_min_messages;
+CREATE EXTENSION chash;
+SELECT chash_ring_create('users');
+SELECT chash_node_add('users', 'z');
+SELECT chash_lookup('users', 'k') AS routed_by_the_new_ring;
 
 \c :regress_db
 DROP DATABASE chash_upgrade;
