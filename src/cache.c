@@ -218,7 +218,6 @@ static void
 ring_cache_create(void)
 {
 	HASHCTL		ctl;
-	int			flags = HASH_ELEM | HASH_CONTEXT;
 
 	if (CacheMemoryContext == NULL)
 		CreateCacheMemoryContext();
@@ -227,10 +226,8 @@ ring_cache_create(void)
 	ctl.keysize = NAMEDATALEN;
 	ctl.entrysize = sizeof(RingCacheEntry);
 	ctl.hcxt = CacheMemoryContext;
-#if PG_VERSION_NUM >= 140000
-	flags |= HASH_STRINGS;
-#endif
-	ring_cache = hash_create("chash rings", 16, &ctl, flags);
+	ring_cache = hash_create("chash rings", 16, &ctl,
+							 HASH_ELEM | HASH_CONTEXT | HASH_STRINGS);
 }
 
 /*

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * chash.c
- *	  Module set-up of the chash extension, and small version shims.
+ *	  Module set-up of the chash extension.
  *
  * chash needs no shared_preload_libraries: everything it keeps is per
  * backend, set up when the library is first loaded.
@@ -10,14 +10,11 @@
  */
 #include "postgres.h"
 
-#include "funcapi.h"
 #include "mb/pg_wchar.h"
-#include "miscadmin.h"
-#include "utils/tuplestore.h"
 
 #include "chash.h"
 
-PG_MODULE_MAGIC;
+CHASH_MODULE_MAGIC;
 
 void		_PG_init(void);
 
@@ -63,29 +60,3 @@ chash_message_name(const char *name, int len)
 	return psprintf("%.*s...", cut, name);
 }
 
-/* Set up a set-returning function to fill a tuplestore in one call */
-void
-chash_materialized_srf(FunctionCallInfo fcinfo)
-{
-#if PG_VERSION_NUM >= 150000
-	InitMaterializedSRF(fcinfo, 0);
-#else
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext oldcxt;
-	TupleDesc	tupdesc;
-
-	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
-		!(rsinfo->allowedModes & SFRM_Materialize))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("set-valued function called in context that cannot accept a set")));
-
-	oldcxt = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	rsinfo->returnMode = SFRM_Materialize;
-	rsinfo->setResult = tuplestore_begin_heap(true, false, work_mem);
-	rsinfo->setDesc = tupdesc;
-	MemoryContextSwitchTo(oldcxt);
-#endif
-}

@@ -20,6 +20,7 @@
 #ifndef CHASH_H
 #define CHASH_H
 
+#include "compat.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
@@ -97,18 +98,6 @@ static inline int64
 chash_position_to_int64(uint64 position)
 {
 	return (int64) position;
-}
-
-/* Decimal digits of value into buf (MAXINT8LEN + 1 bytes); returns the length */
-static inline int
-chash_format_int64(int64 value, char *buf)
-{
-#if PG_VERSION_NUM >= 140000
-	return pg_lltoa(value, buf);
-#else
-	pg_lltoa(value, buf);
-	return strlen(buf);
-#endif
 }
 
 /* Whether the server encoding's text is hashed as it is (see below) */
@@ -330,7 +319,7 @@ extern int64 chash_ring_node_points_alone(const ChashRingSpec *settings,
 										  const ChashNodeSpec *node,
 										  bool check);
 extern void chash_ring_check_total(const ChashRingSpec *spec, int64 total);
-extern void chash_error_no_active_nodes(const ChashRing *ring) pg_attribute_noreturn();
+pg_noreturn extern void chash_error_no_active_nodes(const ChashRing *ring);
 extern void chash_ring_spec_fingerprint(const ChashRingSpec *spec,
 										uint8 fingerprint[16]);
 
@@ -503,10 +492,9 @@ extern void chash_triggers_init(void);
 extern void chash_trigger_stats(int64 *full_checks, int64 *delta_checks);
 
 /* Module set-up, shared errors and compatibility (chash.c) */
-extern void chash_materialized_srf(FunctionCallInfo fcinfo);
 extern const char *chash_message_name(const char *name, int len);
-extern void chash_error_unknown(const char *what, const char *plural,
-								const char *name, int count,
-								const char *(*name_at) (int)) pg_attribute_noreturn();
+pg_noreturn extern void chash_error_unknown(const char *what, const char *plural,
+											const char *name, int count,
+											const char *(*name_at) (int));
 
 #endif							/* CHASH_H */

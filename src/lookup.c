@@ -442,7 +442,7 @@ chash_points(PG_FUNCTION_ARGS)
 	uint32		npoints;
 	StringInfoData label;
 
-	chash_materialized_srf(fcinfo);
+	InitMaterializedSRF(fcinfo, 0);
 
 	points = chash_ring_build_points(spec, &npoints);
 	initStringInfo(&label);
@@ -481,7 +481,7 @@ chash_ring_node_points(PG_FUNCTION_ARGS)
 	char	   *problem;
 	const ChashRing *ring;
 
-	chash_materialized_srf(fcinfo);
+	InitMaterializedSRF(fcinfo, 0);
 	ring = chash_cache_try_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
 									&problem);
 	if (ring == NULL)
@@ -524,7 +524,7 @@ chash_hash_functions(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
-	chash_materialized_srf(fcinfo);
+	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < chash_hash_count(); i++)
 	{
 		const ChashHashFunction *hash = chash_hash_at(i);
@@ -575,7 +575,7 @@ chash_cache_stats_sql(PG_FUNCTION_ARGS)
 	bool		nulls[7] = {false, false, false, false, false, false, false};
 	ChashCacheStats stats;
 
-	chash_materialized_srf(fcinfo);
+	InitMaterializedSRF(fcinfo, 0);
 	chash_cache_stats(&stats);
 	values[0] = Int32GetDatum(stats.rings);
 	values[1] = Int32GetDatum(stats.cached);

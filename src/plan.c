@@ -212,7 +212,7 @@ ring_ranges(FunctionCallInfo fcinfo, bool moved_only)
 	out.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	check_has_points(out.rings.from);
 	check_has_points(out.rings.to);
-	chash_materialized_srf(fcinfo);
+	InitMaterializedSRF(fcinfo, 0);
 
 	out.to_of_from = palloc(sizeof(int32) * out.rings.from->spec.nnodes);
 	for (int k = 0; k < out.rings.from->spec.nnodes; k++)

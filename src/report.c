@@ -70,7 +70,7 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 				 errmsg("replicas must be between 1 and the number of nodes with points (%d)",
 						ring->nactive),
 				 errdetail("replicas is %d.", replicas)));
-	chash_materialized_srf(fcinfo);
+	InitMaterializedSRF(fcinfo, 0);
 	owned = palloc(sizeof(double) * Max(ring->spec.nnodes, 1));
 	expected = palloc(sizeof(double) * Max(ring->spec.nnodes, 1));
 	chash_ring_ownership(ring, replicas, owned);
@@ -121,7 +121,7 @@ chash_ring_arcs(PG_FUNCTION_ARGS)
 	double		start = 0;
 	uint32		owner;
 
-	chash_materialized_srf(fcinfo);
+	InitMaterializedSRF(fcinfo, 0);
 	if (ring->npoints == 0)
 		return (Datum) 0;
 

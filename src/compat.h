@@ -1,0 +1,79 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.h
+ *	  Differences between the PostgreSQL majors chash builds on (14 to 18,
+ *	  and 13), in one place: each gives older servers the newest API.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CHASH_COMPAT_H
+#define CHASH_COMPAT_H
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/tuplestore.h"
+
+/*
+ * 18 replaced pg_attribute_noreturn(), written after a declaration, by
+ * pg_noreturn, written before it; GCC and clang take the attribute there too
+ */
+#if PG_VERSION_NUM < 180000 && !defined(pg_noreturn)
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+
+/*
+ * 18 lets a library say its name and version (pg_get_loaded_modules());
+ * CHASH_VERSION is chash.control's, from the Makefile
+ */
+#if PG_VERSION_NUM >= 180000
+#define CHASH_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "chash", .version = CHASH_VERSION)
+#else
+#define CHASH_MODULE_MAGIC PG_MODULE_MAGIC
+#endif
+
+/* before 14, string keys were the default of hash_create() */
+#ifndef HASH_STRINGS
+#define HASH_STRINGS 0
+#endif
+
+/* pg_lltoa() returns the length since 14 */
+static inline int
+chash_format_int64(int64 value, char *buf)
+{
+#if PG_VERSION_NUM >= 140000
+	return pg_lltoa(value, buf);
+#else
+	pg_lltoa(value, buf);
+	return strlen(buf);
+#endif
+}
+
+/* InitMaterializedSRF() came with 15 */
+#if PG_VERSION_NUM < 150000
+static inline void
+InitMaterializedSRF(FunctionCallInfo fcinfo, bits32 flags)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext oldcxt;
+	TupleDesc	tupdesc;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		!(rsinfo->allowedModes & SFRM_Materialize))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-valued function called in context that cannot accept a set")));
+
+	oldcxt = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult = tuplestore_begin_heap(true, false, work_mem);
+	rsinfo->setDesc = tupdesc;
+	MemoryContextSwitchTo(oldcxt);
+}
+#endif
+
+#endif							/* CHASH_COMPAT_H */
