@@ -222,6 +222,8 @@ chash_catalog_probe(const char *name, int len, Snapshot snap,
 	if (ids.ring_version == InvalidAttrNumber)
 		return false;
 	t = cstring_to_text_with_len(name, len);
+	/* a scan's snapshot must be registered (GetLatestSnapshot()'s is not) */
+	snap = RegisterSnapshot(snap);
 	rel = table_open(ids.ring_table, AccessShareLock);
 	ScanKeyEntryInitialize(&key, 0, 1, BTEqualStrategyNumber, InvalidOid,
 						   ids.ring_pkey_collation, F_TEXTEQ,
@@ -240,6 +242,7 @@ chash_catalog_probe(const char *name, int len, Snapshot snap,
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
+	UnregisterSnapshot(snap);
 	pfree(t);
 	return found;
 }
@@ -257,7 +260,7 @@ typedef struct SavedPlan
 	const char *sql;
 	bool		as_owner;
 	int			nargs;
-	Oid			argtypes[8];
+	Oid			argtypes[16];
 	SPIPlanPtr	plan;
 } SavedPlan;
 
@@ -269,7 +272,9 @@ saved_plan(const char *sql, bool as_owner, int nargs, const Oid *argtypes)
 {
 	SPIPlanPtr	plan;
 
-	Assert(nargs <= lengthof(saved_plans[0].argtypes));
+	if (nargs > lengthof(saved_plans[0].argtypes))
+		elog(ERROR, "a statement on the chash catalog has %d parameters, more than %d",
+			 nargs, (int) lengthof(saved_plans[0].argtypes));
 	for (int i = 0; i < nsaved_plans; i++)
 	{
 		SavedPlan  *p = &saved_plans[i];
