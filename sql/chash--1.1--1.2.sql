@@ -233,6 +233,11 @@ CREATE FUNCTION chash.ownership(ring text, replicas integer, require_active bool
 	LANGUAGE sql STABLE PARALLEL SAFE ROWS 10
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+-- A NULL ring or replicas is chash.ring_ownership()'s error, asked for
+-- first: a planner that sees the NULL (18's does) plans the join below away
+-- without calling it
+SELECT count(*) FROM chash.ring_ownership(ownership.ring, ownership.replicas, ownership.require_active)
+WHERE ownership.ring IS NULL OR ownership.replicas IS NULL;
 SELECT o.node, n.zone, n.state, n.weight, o.points, o.owned, o.expected,
 	   o.owned / nullif(o.expected, 0)
 FROM chash.ring_ownership(ownership.ring, ownership.replicas, ownership.require_active) o
@@ -248,6 +253,9 @@ CREATE OR REPLACE FUNCTION chash_ownership(ring text, replicas integer DEFAULT 1
 	LANGUAGE sql STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 10
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+-- the NULL check first, as in chash.ownership()
+SELECT count(*) FROM chash.ring_ownership(chash_ownership.ring, chash_ownership.replicas, true)
+WHERE chash_ownership.ring IS NULL OR chash_ownership.replicas IS NULL;
 SELECT o.node, n.zone, n.state, n.weight, o.points, o.owned, o.expected,
 	   o.owned / nullif(o.expected, 0)
 FROM chash.ring_ownership(chash_ownership.ring, chash_ownership.replicas, true) o
@@ -290,13 +298,47 @@ COMMENT ON VIEW chash.ring_balance IS
 	'one row a ring: its imbalance figures from exact ownership, for dashboards (NULL for a ring that cannot be built)';
 GRANT SELECT ON chash.ring_balance TO PUBLIC;
 
+/*
+ * The views read the catalog as their caller, as routing does: from 15 on
+ * they are security_invoker.  14 has no such views: there each view reads
+ * through a function of the same query, since a function runs with its
+ * caller's privileges and row-level security, where a view's own tables
+ * are read as the view's owner.
+ */
 DO $$
+DECLARE
+	path text := pg_catalog.current_setting('search_path');
+	v text;
+	columns text;
+	body text;
 BEGIN
 	IF pg_catalog.current_setting('server_version_num')::integer >= 150000 THEN
 		ALTER VIEW chash.nodes SET (security_invoker = true);
 		ALTER VIEW chash.rings SET (security_invoker = true);
 		ALTER VIEW chash.ring_balance SET (security_invoker = true);
+		RETURN;
 	END IF;
+	-- every name of the queries qualified but pg_catalog's
+	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	FOREACH v IN ARRAY ARRAY['nodes', 'rings', 'ring_balance'] LOOP
+		SELECT pg_catalog.string_agg(pg_catalog.format('%I %s', a.attname,
+								   pg_catalog.format_type(a.atttypid, a.atttypmod)),
+								   ', ' ORDER BY a.attnum)
+		INTO columns
+		FROM pg_catalog.pg_attribute a
+		WHERE a.attrelid = pg_catalog.to_regclass('chash.' || v) AND a.attnum > 0;
+		body := pg_catalog.pg_get_viewdef(pg_catalog.to_regclass('chash.' || v));
+		EXECUTE pg_catalog.format(
+			'CREATE FUNCTION chash.%I() RETURNS TABLE(%s) LANGUAGE sql STABLE '
+			'SET search_path = pg_catalog, pg_temp AS %L',
+			v || '_as_caller', columns, body);
+		EXECUTE pg_catalog.format(
+			'COMMENT ON FUNCTION chash.%I() IS %L', v || '_as_caller',
+			'the rows of the view chash.' || v || ' as the caller may read them (PostgreSQL 14)');
+		EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW chash.%I AS SELECT * FROM chash.%I()',
+								  v, v || '_as_caller');
+	END LOOP;
+	PERFORM pg_catalog.set_config('search_path', path, true);
 END
 $$;
 
