@@ -33,8 +33,9 @@ INSERT INTO rings VALUES
 	('corner', 3, 2000, 'twemproxy_crc32', 'ring', NULL);
 SELECT count(chash_ring_create(ring, algorithm => algorithm, hash => hash, vnodes => vnodes,
 							   ketama_variant => variant)) FROM rings;
-SELECT count(chash_node_add(r.ring, 'n' || i || '-' || floor(random() * 1000)::integer,
-							weight => 1 + floor(random() * 3)))
+-- names and weights from a hash, not random(), whose generator changed in 15
+SELECT count(chash_node_add(r.ring, 'n' || i || '-' || (chash_hash('xxh3_64', r.ring || i) & 1023),
+							weight => 1 + (chash_hash('xxh64', r.ring || i) & 3) % 3))
 FROM rings r, generate_series(1, r.nodes) i;
 -- more nodes than two bytes number: the ring keeps 4-byte owners
 INSERT INTO rings VALUES ('wide', 65537, 1, 'xxh3_64', 'ring', NULL);

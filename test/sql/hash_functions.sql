@@ -342,8 +342,9 @@ SELECT 'murmur3_32', 'murmur3', k, k, e FROM (VALUES
 	('abc', 'b3dd93fa'),
 	('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq', 'ee925b90')
 ) v(k, e);
-SELECT r.hash, r.input, octet_length(coalesce(convert_to(v.key_text, 'UTF8'), v.key_bytea)) AS bytes,
-	   r.got, r.expected, r.ok
+-- (text with emoji last: psql before 15 gives emoji another width)
+SELECT r.hash, octet_length(coalesce(convert_to(v.key_text, 'UTF8'), v.key_bytea)) AS bytes,
+	   r.got, r.expected, r.ok, r.input
 FROM results r JOIN vectors v USING (id) WHERE r.source = 'murmur3' ORDER BY r.id;
 
 --
@@ -531,8 +532,9 @@ FROM chash_hash_functions() WITH ORDINALITY f(name, bits, description, n),
 							(U&'\00e9'), (U&'e\0301')) v(k)) s
 GROUP BY f.name, f.n ORDER BY f.n;
 -- the same, per key, for a few of them
-SELECT k AS key, octet_length(k) AS bytes, count(*) AS functions,
-	   count(*) FILTER (WHERE chash_hash(f.name, k) = chash_hash(f.name, convert_to(k, 'UTF8'))) AS agree
+SELECT octet_length(k) AS bytes, count(*) AS functions,
+	   count(*) FILTER (WHERE chash_hash(f.name, k) = chash_hash(f.name, convert_to(k, 'UTF8'))) AS agree,
+	   k AS key
 FROM chash_hash_functions() WITH ORDINALITY f(name, bits, description, n),
 	 (VALUES (1, ''), (2, 'a'), (3, 'ñandú'), (4, '日本語'), (5, '🐘')) v(i, k)
 GROUP BY v.i, k ORDER BY v.i;

@@ -284,8 +284,14 @@ SELECT * FROM chash_moved_ranges('r4', 'r4');
 SELECT * FROM chash_moved_ranges('r4', 'nope');
 SELECT * FROM chash_moved_ranges('r4', 'x5');
 SELECT * FROM chash_move_summary('nope', 'r5');
+-- (PL/pgSQL numbers the line of this error's context differently before 15)
+\set VERBOSITY terse
 SELECT * FROM chash_moved_keys('r4', 'r5', 'keys', 'nope') AS m(key integer, from_node text, to_node text);
+\set VERBOSITY default
+-- (PostgreSQL's DETAIL of this error is worded differently from 18 on)
+\set VERBOSITY terse
 SELECT * FROM chash_moved_keys('r4', 'r5', 'keys', 'id') AS m(key bigint, from_node text, to_node text);
+\set VERBOSITY default
 SELECT * FROM chash_moved_keys('r4', 'r5', 'no_such_table', 'id') AS m(key bigint, from_node text, to_node text);
 SELECT * FROM chash_moved_keys('r4', NULL, ARRAY[1]);
 SELECT * FROM chash_migration_sql('r4', 'r5', 'keys', 'id', 'oracle');

@@ -69,9 +69,12 @@ SELECT chash_node_add('users', 'huge', 200000);
 SELECT rings, bound_rings FROM chash.cache_stats();
 -- the views' functions are PARALLEL SAFE in the 1.1 catalog: the library
 -- takes no subtransaction there in parallel mode
-SET force_parallel_mode = on;
+-- (16 renamed force_parallel_mode debug_parallel_query)
+SELECT CASE WHEN current_setting('server_version_num')::int >= 160000
+			THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END AS parallel_setting \gset
+SET :parallel_setting = on;
 SELECT ring, count(*) AS nodes, sum(points) AS points FROM chash.nodes GROUP BY ring ORDER BY ring;
-RESET force_parallel_mode;
+RESET :parallel_setting;
 -- The 1.1 trigger functions are executable by PUBLIC: attached by a role
 -- to a table of its own, with a transition table of other types and NULL
 -- rings, or before its statements, they refuse to run (the library of

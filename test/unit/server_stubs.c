@@ -78,11 +78,38 @@ ProcessInterrupts(void)
 	chash_test_interrupt_checks++;
 }
 
+/* the server's declarations differ by major: these follow each */
+#if PG_VERSION_NUM >= 140000
 int
 pg_lltoa(int64 value, char *a)
 {
 	return sprintf(a, "%lld", (long long) value);
 }
+#else
+void
+pg_lltoa(int64 value, char *a)
+{
+	sprintf(a, "%lld", (long long) value);
+}
+#endif
+
+/* a server built with assertions (--enable-cassert) gives Assert() this */
+#ifdef USE_ASSERT_CHECKING
+#if PG_VERSION_NUM >= 160000
+void
+ExceptionalCondition(const char *conditionName, const char *fileName,
+					 int lineNumber)
+#else
+void
+ExceptionalCondition(const char *conditionName, const char *errorType,
+					 const char *fileName, int lineNumber)
+#endif
+{
+	fprintf(stderr, "chash outside the server: failed Assert(\"%s\"), %s:%d\n",
+			conditionName, fileName, lineNumber);
+	abort();
+}
+#endif
 
 /*
  * Reports: ERROR and above print their message on stderr and exit (or jump,
