@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# make test-versions: build each PostgreSQL major that Debian's (or, where
+# Debian's files are not served, Ubuntu's) archive has a source package of,
+# into a cache outside the tree, then build chash against each with
+# PG_CONFIG and run every suite of make test that can run there.  Prints
+# one table: version, build, suites passed and failed.  Not run per major:
+# compat and migrate_mysql (what they check of chash does not depend on the
+# server) and package (Debian's packaging knows only the majors installed
+# as packages); release leaves out make dist, which needs git.
+#
+#   test/versions.sh [MAJOR...]        default: every major of the table
+#
+# CHASH_PG_CACHE    the cache (default /var/cache/chash-pg as root, else
+#                   ~/.cache/chash-pg); a major's build is reused as long
+#                   as its archive serves the same version, and when the
+#                   archive cannot be reached
+# CHASH_PG_JOBS     make -j for PostgreSQL's build (default: CPUs)
+#
+# Archive indexes are checked as apt checks them: InRelease signed by the
+# archive's key (Debian's keyring from debian-archive-keyring; Ubuntu's from
+# its ubuntu-keyring package, whose SHA-256 is pinned below), Sources.xz by
+# the hash InRelease gives, the tarball by the hash Sources.xz gives.  The
+# upstream tarball of the source package is built as it is: Debian's patches
+# change packaging paths, not what an extension sees.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+# major: source packages to try, in order; the first whose files are served
+# wins.  "archive suite": debian = deb.debian.org/debian, debian-security =
+# deb.debian.org/debian-security, ubuntu = archive.ubuntu.com/ubuntu.
+# 14 and 16 are in no Debian suite of today; 17's files are listed by trixie
+# but not served (and neither are questing-updates' 17.10).
+declare -A candidates=(
+	[13]="debian:bullseye-security debian:bullseye"
+	[14]="ubuntu:jammy-updates ubuntu:jammy-security ubuntu:jammy"
+	[15]="debian-security:bookworm-security debian:bookworm"
+	[16]="ubuntu:noble-updates ubuntu:noble-security ubuntu:noble"
+	[17]="debian-security:trixie-security debian:trixie ubuntu:questing-updates ubuntu:questing"
+	[18]="debian:sid ubuntu:resolute-updates ubuntu:resolute"
+)
+majors=("${@:-14 15 16 17 18}")
+read -r -a majors <<<"${majors[*]}"
+
+ubuntu_keyring_deb=pool/main/u/ubuntu-keyring/ubuntu-keyring_2023.11.28.1_all.deb
+ubuntu_keyring_sha256=36de43b15853ccae0028e9a767613770c704833f82586f28eb262f0311adb8a8
+
+if [ "$(id -u)" -eq 0 ]; then
+	cache=${CHASH_PG_CACHE:-/var/cache/chash-pg}
+else
+	cache=${CHASH_PG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/chash-pg}
+fi
+jobs=${CHASH_PG_JOBS:-$(nproc)}
+mkdir -p "$cache"
+chmod 755 "$cache"
+
+# what building PostgreSQL needs beyond make test's own packages: bison and
+# flex (tarballs of 17 and later carry no generated parsers), gpgv, xz
+test/setup.sh
+extra=()
+for p in bison flex gpgv xz-utils; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || extra+=("$p")
+done
+if [ ${#extra[@]} -gt 0 ]; then
+	sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	echo "test-versions: installing ${extra[*]}"
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -q
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${extra[@]}"
+fi
+
+say() { echo "test-versions: $*" >&2; }
+
+base_url() {
+	case $1 in
+	debian) echo http://deb.debian.org/debian ;;
+	debian-security) echo http://deb.debian.org/debian-security ;;
+	ubuntu) echo http://archive.ubuntu.com/ubuntu ;;
+	esac
+}
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+keyring_for() {
+	case $1 in
+	debian | debian-security) echo /usr/share/keyrings/debian-archive-keyring.gpg ;;
+	ubuntu)
+		local kr=$cache/keys/ubuntu-archive-keyring.gpg
+		if [ ! -s "$kr" ]; then
+			mkdir -p "$cache/keys"
+			curl -fsS -m 120 -o "$cache/keys/ubuntu-keyring.deb" \
+				"$(base_url ubuntu)/$ubuntu_keyring_deb" || return 1
+			[ "$(sha256_of "$cache/keys/ubuntu-keyring.deb")" = "$ubuntu_keyring_sha256" ] || {
+				say "ubuntu-keyring.deb does not have the pinned SHA-256"
+				return 1
+			}
+			rm -rf "$cache/keys/x"
+			dpkg-deb -x "$cache/keys/ubuntu-keyring.deb" "$cache/keys/x"
+			cp "$cache/keys/x/usr/share/keyrings/ubuntu-archive-keyring.gpg" "$kr"
+			rm -rf "$cache/keys/x"
+		fi
+		echo "$kr"
+		;;
+	esac
+}
+
+# find MAJOR's source tarball in ARCHIVE:SUITE; prints "version url sha256"
+find_source() {
+	local major=$1 archive=${2%%:*} suite=${2#*:} dir
+	local url keyring
+	url=$(base_url "$archive")
+	keyring=$(keyring_for "$archive") || return 1
+	dir=$(mktemp -d "$cache/index.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$dir'" RETURN
+	curl -fsS -m 60 -o "$dir/InRelease" "$url/dists/$suite/InRelease" || return 1
+	gpgv --keyring "$keyring" --output "$dir/Release" "$dir/InRelease" 2>"$dir/gpgv.log" || {
+		say "$archive $suite: InRelease is not signed by the archive's key"
+		cat "$dir/gpgv.log" >&2
+		return 1
+	}
+	local want
+	want=$(awk '/^SHA256:/{s=1; next} /^[^ ]/{s=0} s && $3 == "main/source/Sources.xz" {print $1}' "$dir/Release")
+	[ -n "$want" ] || return 1
+	curl -fsS -m 300 -o "$dir/Sources.xz" "$url/dists/$suite/main/source/Sources.xz" || return 1
+	[ "$(sha256_of "$dir/Sources.xz")" = "$want" ] || {
+		say "$archive $suite: Sources.xz does not match InRelease"
+		return 1
+	}
+	xzcat "$dir/Sources.xz" | awk -v pkg="postgresql-$major" -v url="$url" '
+		/^Package: / { p = $2; v = ""; d = ""; f = ""; h = "" }
+		p == pkg && /^Version: / { v = $2 }
+		p == pkg && /^Directory: / { d = $2 }
+		p == pkg && /^Checksums-Sha256:/ { s = 1; next }
+		/^[^ ]/ { s = 0 }
+		p == pkg && s && $3 ~ /\.orig\.tar\.(gz|bz2|xz)$/ { f = $3; h = $1 }
+		/^$/ && p == pkg && f != "" { print v, url "/" d "/" f, h; p = "" }
+		END { if (p == pkg && f != "") print v, url "/" d "/" f, h }' | sort -V | tail -n 1
+}
+
+# download and unpack MAJOR's source into $cache/MAJOR/src-VERSION; prints
+# the version
+fetch_source() {
+	local major=$1 c found version tarball_url sha tarball
+	for c in ${candidates[$major]}; do
+		found=$(find_source "$major" "$c") || found=
+		[ -n "$found" ] || continue
+		read -r version tarball_url sha <<<"$found"
+		version=${version%%-*}
+		if [ -x "$cache/$major/$version/bin/pg_config" ]; then
+			echo "$version ${c}"
+			return 0
+		fi
+		tarball=$cache/$major/${tarball_url##*/}
+		mkdir -p "$cache/$major"
+		if [ ! -s "$tarball" ] || [ "$(sha256_of "$tarball")" != "$sha" ]; then
+			say "$major: downloading $tarball_url"
+			curl -fsS -m 1200 -o "$tarball.part" "$tarball_url" || {
+				say "$major: $c lists $version but does not serve it"
+				rm -f "$tarball.part"
+				continue
+			}
+			[ "$(sha256_of "$tarball.part")" = "$sha" ] || {
+				say "$major: $tarball_url does not match its index"
+				rm -f "$tarball.part"
+				continue
+			}
+			mv "$tarball.part" "$tarball"
+		fi
+		echo "$version ${c}"
+		return 0
+	done
+	return 1
+}
+
+# configure, build and install one major into $cache/MAJOR/VERSION, with
+# assertions on (an extension's mistakes then fail loudly)
+build_postgres() {
+	local major=$1 version=$2 prefix=$cache/$1/$2 work=$cache/$1/build-$2 start
+	[ -x "$prefix/bin/pg_config" ] && return 0
+	start=$(date +%s)
+	rm -rf "$work" "$prefix"
+	mkdir -p "$work"
+	tar -xf "$cache/$major"/postgresql-"$major"_"$version".orig.tar.* -C "$work" --strip-components=1
+	say "$major: building PostgreSQL $version in $work (log: $work/build.log)"
+	(
+		cd "$work"
+		./configure --prefix="$prefix" --enable-cassert --enable-debug \
+			--without-readline --without-icu --with-zlib
+		make -j"$jobs"
+		make install
+		for d in contrib/postgres_fdw contrib/pg_prewarm src/test/isolation; do
+			make -C "$d" -j"$jobs" install
+		done
+	) >"$work/build.log" 2>&1 || {
+		tail -n 30 "$work/build.log" >&2
+		rm -rf "$prefix"
+		return 1
+	}
+	echo $(($(date +%s) - start)) >"$prefix/.build-seconds"
+	chmod -R a+rX "$prefix"
+	rm -rf "$work"
+}
+
+results=()
+overall=0
+for major in "${majors[@]}"; do
+	if [ -z "${candidates[$major]:-}" ]; then
+		say "no source package is known for PostgreSQL $major"
+		exit 2
+	fi
+	got=$(fetch_source "$major") || got=
+	if [ -z "$got" ]; then
+		# offline, or the archive moved on and serves nothing: use the
+		# newest build in the cache
+		cached=$(ls -d "$cache/$major"/*/bin/pg_config 2>/dev/null | sort -V | tail -n 1 || true)
+		if [ -z "$cached" ]; then
+			results+=("$major|not available|-|-|-")
+			overall=1
+			continue
+		fi
+		version=$(basename "$(dirname "$(dirname "$cached")")")
+		from="cache"
+	else
+		read -r version from <<<"$got"
+	fi
+	if ! build_postgres "$major" "$version"; then
+		results+=("$major|$version ($from): PostgreSQL build failed|-|-|-")
+		overall=1
+		continue
+	fi
+	prefix=$cache/$major/$version
+	built="built in $(cat "$prefix/.build-seconds" 2>/dev/null || echo '?') s"
+
+	# chash from a copy of the working tree, so that each major builds in a
+	# tree of its own and the checkout's own build stays as it is
+	tree=$cache/$major/chash
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	git ls-files -co --exclude-standard -z | grep -zv '^test/compat/node_modules/' |
+		xargs -0 tar -cf - | tar -xf - -C "$tree"
+	chmod -R a+rX "$tree"
+	log=$cache/$major/chash-build.log
+	if ! (cd "$tree" && PG_CONFIG=$prefix/bin/pg_config make all) >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		results+=("$major|$version ($from, $built)|failed|-|-")
+		overall=1
+		continue
+	fi
+	warnings=$(grep -c 'warning:' "$log" || true)
+	if [ "$warnings" -gt 0 ]; then
+		grep 'warning:' "$log" >&2
+		overall=1
+	fi
+	suites=$cache/$major/suites.txt
+	: >"$suites"
+	(
+		cd "$tree"
+		export PG_CONFIG=$prefix/bin/pg_config
+		test/install.sh
+		CHASH_SKIP_SCRIPTS="compat migrate_mysql package" CHASH_RELEASE_NO_DIST=1 \
+			CHASH_SUITE_RESULTS=$suites \
+			test/with-cluster.sh test/run-suites.sh
+	) 2>&1 | sed "s/^/[$major] /" || true
+	passed=$(grep -c ' passed$' "$suites" || true)
+	failed=$(grep ' failed$' "$suites" | cut -d' ' -f1 | tr '\n' ' ')
+	[ -s "$suites" ] || failed="(no suite ran)"
+	[ -z "$failed" ] || overall=1
+	results+=("$major|$version ($from, $built)|$warnings warnings|$passed|${failed:-none}")
+done
+
+echo
+echo "| PostgreSQL | source and build | chash build | suites passed | suites failed |"
+echo "|---|---|---|---|---|"
+for r in "${results[@]}"; do
+	IFS='|' read -r a b c d e <<<"$r"
+	echo "| $a | $b | $c | $d | $e |"
+done
+exit $overall
