@@ -10,14 +10,20 @@
 #                throwaway cluster
 #   make bench, make figures, make fuzz
 #                speed against peers, the balance figures, the fuzzers
+#   make test-versions
+#                every suite against each PostgreSQL major buildable here
+#   make deb, make dist
+#                Debian packages for the installed majors; a PGXN tarball
 #   make && make install && make installcheck
 #                the usual PGXS targets, against any running server
 
 EXTENSION = chash
+# the version of chash.control, which the library and the packages carry too
+CHASH_VERSION := $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(dir $(lastword $(MAKEFILE_LIST)))chash.control)
 MODULE_big = chash
 OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
 DATA = $(wildcard sql/chash--*.sql)
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -DCHASH_VERSION='"$(CHASH_VERSION)"'
 # ketama reproduces clients' single-precision arithmetic: no fused multiply-adds
 PG_CFLAGS = -ffp-contract=off
 SHLIB_LINK = -lz -lnettle
@@ -43,7 +49,7 @@ endif
 # every object depends on the shared header (PGXS tracks no header changes)
 $(OBJS): $(wildcard src/*.h)
 
-.PHONY: setup demo test figures bench fuzz
+.PHONY: setup demo test figures bench fuzz test-versions deb dist
 
 # Debian packages the project needs, installed only when missing
 setup:
@@ -72,3 +78,18 @@ bench: setup
 # 5 minutes in all); see test/fuzz/run.sh
 fuzz:
 	test/fuzz/run.sh
+
+# every suite against each PostgreSQL major that can be built here from its
+# source package, into a cache outside the tree (not part of make test)
+test-versions:
+	test/versions.sh
+
+# Debian packages postgresql-NN-chash for the installed majors, in build/deb
+deb:
+	test/deb.sh
+
+# the PGXN distribution of the committed tree, in build/
+dist:
+	mkdir -p build
+	git archive --format=tar.gz --prefix=chash-$(CHASH_VERSION).0/ \
+		-o build/chash-$(CHASH_VERSION).0.tar.gz HEAD

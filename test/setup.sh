@@ -18,6 +18,9 @@ packages=(
 	mariadb-server-core mariadb-client-core
 	# an XML parser and an SVG renderer, to check chash's pictures
 	libxml2-utils librsvg2-bin
+	# Debian's packaging of PostgreSQL extensions, for make deb and the
+	# package suite (test/deb.sh, test/scripts/package.sh)
+	debhelper postgresql-server-dev-all postgresql-all
 )
 # Node.js and npm for npm's hashring, unless a Node.js with npm is there
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 ||
