@@ -23,33 +23,9 @@ packages=(
 	postgresql-all postgresql-server-dev-all
 	libxxhash-dev zlib1g-dev nettle-dev
 )
-missing=()
-for p in "${packages[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-		missing+=("$p")
-	fi
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -eq 0 ]; then
-		sudo=()
-	elif command -v sudo >/dev/null 2>&1; then
-		sudo=(sudo)
-	else
-		say "missing ${missing[*]}, and no sudo to install them as root"
-		exit 1
-	fi
-	say "installing ${missing[*]}"
-	# postgresql-all may bring a PostgreSQL server that is new here: as in
-	# test/setup.sh, Debian is not to create and start its default cluster
-	if [ ! -e /etc/postgresql-common/createcluster.d/chash.conf ]; then
-		"${sudo[@]}" mkdir -p /etc/postgresql-common/createcluster.d
-		echo "create_main_cluster = false" |
-			"${sudo[@]}" tee /etc/postgresql-common/createcluster.d/chash.conf >/dev/null
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	"${sudo[@]}" apt-get update -q
-	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+# (postgresql-all may bring a server new here: test/apt-install.sh keeps
+# Debian from creating and starting its default cluster)
+test/apt-install.sh deb "${packages[@]}"
 
 # the package's version carries chash.control's
 version=$(dpkg-parsechangelog -S Version)

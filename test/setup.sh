@@ -33,36 +33,5 @@ install_npm_packages() {
 	fi
 }
 
-missing=()
-for p in "${packages[@]}"; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-		missing+=("$p")
-	fi
-done
-if [ ${#missing[@]} -eq 0 ]; then
-	install_npm_packages
-	exit 0
-fi
-
-echo "setup: installing ${missing[*]}"
-if [ "$(id -u)" -eq 0 ]; then
-	sudo=()
-elif command -v sudo >/dev/null 2>&1; then
-	sudo=(sudo)
-else
-	echo "setup: missing ${missing[*]}, and no sudo to install them as root" >&2
-	exit 1
-fi
-
-# A throwaway project has no use for Debian's default cluster: when the
-# server package is new here, do not let it create and start one.
-if [[ " ${missing[*]} " == *" postgresql-$PG_MAJOR "* ]]; then
-	"${sudo[@]}" mkdir -p /etc/postgresql-common/createcluster.d
-	echo "create_main_cluster = false" |
-		"${sudo[@]}" tee /etc/postgresql-common/createcluster.d/chash.conf >/dev/null
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -q
-"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+test/apt-install.sh setup "${packages[@]}"
 install_npm_packages

@@ -57,17 +57,7 @@ chmod 755 "$cache"
 # what building PostgreSQL needs beyond make test's own packages: bison and
 # flex (tarballs of 17 and later carry no generated parsers), gpgv, xz
 test/setup.sh
-extra=()
-for p in bison flex gpgv xz-utils; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || extra+=("$p")
-done
-if [ ${#extra[@]} -gt 0 ]; then
-	sudo=()
-	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
-	echo "test-versions: installing ${extra[*]}"
-	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -q
-	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${extra[@]}"
-fi
+test/apt-install.sh test-versions bison flex gpgv xz-utils
 
 say() { echo "test-versions: $*" >&2; }
 

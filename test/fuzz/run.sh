@@ -73,26 +73,7 @@ PG_MAJOR=${PG_MAJOR:-15}
 packages=(clang-14 libclang-rt-14-dev "postgresql-server-dev-$PG_MAJOR"
 	libxxhash-dev zlib1g-dev nettle-dev)
 if command -v dpkg-query >/dev/null 2>&1; then
-	missing=()
-	for p in "${packages[@]}"; do
-		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-			missing+=("$p")
-		fi
-	done
-	if [ ${#missing[@]} -gt 0 ]; then
-		echo "fuzz: installing ${missing[*]}"
-		if [ "$(id -u)" -eq 0 ]; then
-			sudo=()
-		elif command -v sudo >/dev/null 2>&1; then
-			sudo=(sudo)
-		else
-			echo "fuzz: missing ${missing[*]}, and no sudo to install them as root" >&2
-			exit 1
-		fi
-		export DEBIAN_FRONTEND=noninteractive
-		"${sudo[@]}" apt-get update -q
-		"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
-	fi
+	test/apt-install.sh fuzz "${packages[@]}"
 fi
 
 # --- build ------------------------------------------------------------------
