@@ -83,7 +83,7 @@ for key in name abstract maintainer provides prereqs meta-spec; do
 done
 same "META.json meta-spec" "$(meta spec)" 1.0.0
 for f in "$(meta file)" "$(meta docfile)"; do
-	if [ -n "$f" ] && git ls-files --error-unmatch "$f" >/dev/null 2>&1; then
+	if [ -n "$f" ] && [ -f "$f" ]; then
 		pass "META.json names $f, which is in the tree"
 	else
 		fail "META.json names '$f', which is not in the tree"

@@ -124,7 +124,8 @@ FROM expected WHERE ring = 'huge64'
 UNION ALL
 SELECT 'huge32', count(*),
 	   count(*) FILTER (WHERE chash_lookup('huge32', k) = node)
-FROM expected WHERE ring = 'huge32';
+FROM expected WHERE ring = 'huge32'
+ORDER BY ring DESC;
 DROP TABLE pts, keys, expected;
 SELECT chash_ring_drop('huge64'), chash_ring_drop('huge32');
 

@@ -300,8 +300,9 @@ SELECT regress_chash_nodes_routed();
 SELECT count(*) FROM chash_points('priv');
 SELECT chash_position('priv', 'k');
 SELECT count(*) FROM chash_moved_ranges('priv', 'priv_copy');
-SELECT * FROM chash.rings WHERE ring = 'priv';
+-- (on 14 the error's context names the functions the views read through)
 \set VERBOSITY terse
+SELECT * FROM chash.rings WHERE ring = 'priv';
 RESET ROLE;
 -- the columns routing reads are enough
 GRANT SELECT (ring, node, weight, vnodes, state, ordinal) ON chash.node_config
