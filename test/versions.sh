@@ -244,6 +244,7 @@ for major in "${majors[@]}"; do
 	fi
 	suites=$cache/$major/suites.txt
 	: >"$suites"
+	suites_start=$(date +%s)
 	(
 		cd "$tree"
 		export PG_CONFIG=$prefix/bin/pg_config
@@ -252,11 +253,12 @@ for major in "${majors[@]}"; do
 			CHASH_SUITE_RESULTS=$suites \
 			test/with-cluster.sh test/run-suites.sh
 	) 2>&1 | sed "s/^/[$major] /" || true
+	took=$(($(date +%s) - suites_start))
 	passed=$(grep -c ' passed$' "$suites" || true)
 	failed=$(grep ' failed$' "$suites" | cut -d' ' -f1 | tr '\n' ' ')
 	[ -s "$suites" ] || failed="(no suite ran)"
 	[ -z "$failed" ] || overall=1
-	results+=("$major|$version ($from, $built)|$warnings warnings|$passed|${failed:-none}")
+	results+=("$major|$version ($from, $built)|$warnings warnings|$passed in $took s|${failed:-none}")
 done
 
 echo

@@ -158,7 +158,8 @@ kill_backend() {
 		echo "crash: the server did not come back after the kill of $pid" >&2
 		exit 1
 	fi
-	if grep -q "server process (PID $pid) was terminated by signal 9" "$CHASH_PGLOG" &&
+	# (18 names the process a "client backend", 14 to 17 a "server process")
+	if grep -qE "(server process|client backend) \(PID $pid\) was terminated by signal 9" "$CHASH_PGLOG" &&
 		[ "$(log_count "all server processes terminated; reinitializing")" -gt "$resets_before" ]; then
 		ok "$what: backend $pid killed, the postmaster ended every backend and recovered"
 	else
