@@ -255,7 +255,8 @@ for major in "${majors[@]}"; do
 	) 2>&1 | sed "s/^/[$major] /" || true
 	took=$(($(date +%s) - suites_start))
 	passed=$(grep -c ' passed$' "$suites" || true)
-	failed=$(grep ' failed$' "$suites" | cut -d' ' -f1 | tr '\n' ' ')
+	failed=$(grep ' failed$' "$suites" | cut -d' ' -f1 | tr '\n' ' ' || true)
+	failed=${failed% }
 	[ -s "$suites" ] || failed="(no suite ran)"
 	[ -z "$failed" ] || overall=1
 	results+=("$major|$version ($from, $built)|$warnings warnings|$passed in $took s|${failed:-none}")
