@@ -491,7 +491,7 @@ extern void chash_cache_stats(ChashCacheStats *stats);
 extern void chash_triggers_init(void);
 extern void chash_trigger_stats(int64 *full_checks, int64 *delta_checks);
 
-/* Module set-up, shared errors and compatibility (chash.c) */
+/* Module set-up and shared errors (chash.c) */
 extern const char *chash_message_name(const char *name, int len);
 pg_noreturn extern void chash_error_unknown(const char *what, const char *plural,
 											const char *name, int count,
