@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * compat.h
- *	  Differences between the PostgreSQL majors chash builds on (14 to 18,
- *	  and 13), in one place: each gives older servers the newest API.
+ *	  Differences between the PostgreSQL majors chash builds on (14 to 18),
+ *	  in one place: each gives older servers the newest API.
  *
  *-------------------------------------------------------------------------
  */
@@ -13,7 +13,6 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/hsearch.h"
 #include "utils/tuplestore.h"
 
 /*
@@ -33,23 +32,6 @@
 #else
 #define CHASH_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
-
-/* before 14, string keys were the default of hash_create() */
-#ifndef HASH_STRINGS
-#define HASH_STRINGS 0
-#endif
-
-/* pg_lltoa() returns the length since 14 */
-static inline int
-chash_format_int64(int64 value, char *buf)
-{
-#if PG_VERSION_NUM >= 140000
-	return pg_lltoa(value, buf);
-#else
-	pg_lltoa(value, buf);
-	return strlen(buf);
-#endif
-}
 
 /* InitMaterializedSRF() came with 15 */
 #if PG_VERSION_NUM < 150000

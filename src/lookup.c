@@ -252,10 +252,10 @@ hash_key_arg(const ChashHashFunction *hash, bool utf8_as_is,
 								VARSIZE_ANY_EXHDR(b));
 			}
 		case CHASH_KEY_INT4:
-			len = chash_format_int64(PG_GETARG_INT32(argno), buf);
+			len = pg_lltoa(PG_GETARG_INT32(argno), buf);
 			break;
 		case CHASH_KEY_INT8:
-			len = chash_format_int64(PG_GETARG_INT64(argno), buf);
+			len = pg_lltoa(PG_GETARG_INT64(argno), buf);
 			break;
 		case CHASH_KEY_UUID:
 			len = format_uuid(PG_GETARG_UUID_P(argno), buf);

@@ -108,7 +108,7 @@ void
 chash_template_name(ChashNameTemplate *t, int64 i)
 {
 	char		digits[MAXINT8LEN + 1];
-	int			ndigits = chash_format_int64(i, digits);
+	int			ndigits = pg_lltoa(i, digits);
 	int			start = 0;
 
 	resetStringInfo(&t->name);

@@ -30,9 +30,9 @@ root=$PWD
 # wins.  "archive suite": debian = deb.debian.org/debian, debian-security =
 # deb.debian.org/debian-security, ubuntu = archive.ubuntu.com/ubuntu.
 # 14 and 16 are in no Debian suite of today; 17's files are listed by trixie
-# but not served (and neither are questing-updates' 17.10).
+# but not served (and neither are questing-updates' 17.10).  13 (bullseye)
+# is not supported: chash builds there but does not load.
 declare -A candidates=(
-	[13]="debian:bullseye-security debian:bullseye"
 	[14]="ubuntu:jammy-updates ubuntu:jammy-security ubuntu:jammy"
 	[15]="debian-security:bookworm-security debian:bookworm"
 	[16]="ubuntu:noble-updates ubuntu:noble-security ubuntu:noble"

@@ -78,20 +78,11 @@ ProcessInterrupts(void)
 	chash_test_interrupt_checks++;
 }
 
-/* the server's declarations differ by major: these follow each */
-#if PG_VERSION_NUM >= 140000
 int
 pg_lltoa(int64 value, char *a)
 {
 	return sprintf(a, "%lld", (long long) value);
 }
-#else
-void
-pg_lltoa(int64 value, char *a)
-{
-	sprintf(a, "%lld", (long long) value);
-}
-#endif
 
 /* a server built with assertions (--enable-cassert) gives Assert() this */
 #ifdef USE_ASSERT_CHECKING
