@@ -24,7 +24,6 @@
 # change packaging paths, not what an extension sees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 
 # major: source packages to try, in order; the first whose files are served
 # wins.  "archive suite": debian = deb.debian.org/debian, debian-security =
