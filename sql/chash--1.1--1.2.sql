@@ -252,16 +252,7 @@ CREATE OR REPLACE FUNCTION chash_ownership(ring text, replicas integer DEFAULT 1
 				  owned double precision, expected double precision, ratio double precision)
 	LANGUAGE sql STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 10
 	SET search_path = pg_catalog, pg_temp
-	AS $$
--- the NULL check first, as in chash.ownership()
-SELECT count(*) FROM chash.ring_ownership(chash_ownership.ring, chash_ownership.replicas, true)
-WHERE chash_ownership.ring IS NULL OR chash_ownership.replicas IS NULL;
-SELECT o.node, n.zone, n.state, n.weight, o.points, o.owned, o.expected,
-	   o.owned / nullif(o.expected, 0)
-FROM chash.ring_ownership(chash_ownership.ring, chash_ownership.replicas, true) o
-JOIN chash.node_config n ON n.ring = chash_ownership.ring AND n.node = o.node
-ORDER BY n.ordinal, o.node
-$$;
+	AS $$ SELECT * FROM chash.ownership(chash_ownership.ring, chash_ownership.replicas, true) $$;
 
 ALTER FUNCTION chash_ring_stats(text) CALLED ON NULL INPUT;
 

@@ -436,12 +436,7 @@ SQL
 # the smaller of a best so far ($1, empty at first) and a new time ($2)
 best_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "") ? a : (a == "" || b + 0 < a + 0) ? b : a }'; }
 ketama_ok= core_ok=
-pkglibdir=$("${PG_CONFIG:-pg_config}" --pkglibdir)
-libdir=$("${PG_CONFIG:-pg_config}" --libdir)
-pgcommon=
-for d in "$pkglibdir" "$libdir"; do
-	[ -f "$d/libpgcommon.a" ] && [ -f "$d/libpgport.a" ] && { pgcommon=$d; break; }
-done
+pgcommon=$("$root/test/pgcommon-dir.sh" 2>/dev/null) || pgcommon=
 if [ -f /usr/include/libmemcached/memcached.h ] && command -v gcc >/dev/null &&
 	gcc -O2 -Wall -o "$work/ketama_bench" "$root/test/bench/ketama_bench.c" -lmemcached; then
 	ketama_ok=1

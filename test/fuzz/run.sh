@@ -81,14 +81,7 @@ pg_config=${PG_CONFIG:-pg_config}
 if ! command -v "$pg_config" >/dev/null 2>&1 && [ -x "/usr/lib/postgresql/$PG_MAJOR/bin/pg_config" ]; then
 	pg_config=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
 fi
-libs=
-for d in "$("$pg_config" --pkglibdir)" "$("$pg_config" --libdir)"; do
-	if [ -f "$d/libpgcommon.a" ] && [ -f "$d/libpgport.a" ]; then
-		libs=$d
-		break
-	fi
-done
-[ -n "$libs" ] || { echo "fuzz: libpgcommon.a and libpgport.a not found" >&2; exit 1; }
+libs=$(PG_CONFIG=$pg_config test/pgcommon-dir.sh)
 command -v "$cc" >/dev/null 2>&1 || { echo "fuzz: no $cc (set CHASH_FUZZ_CC)" >&2; exit 1; }
 
 mkdir -p "$dir"/{bin,obj,corpus,seeds,artifacts,logs}

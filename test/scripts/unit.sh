@@ -10,14 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 pg_config=${PG_CONFIG:-pg_config}
-libs=
-for d in "$("$pg_config" --pkglibdir)" "$("$pg_config" --libdir)"; do
-	if [ -f "$d/libpgcommon.a" ] && [ -f "$d/libpgport.a" ]; then
-		libs=$d
-		break
-	fi
-done
-[ -n "$libs" ] || { echo "unit: libpgcommon.a and libpgport.a not found" >&2; exit 1; }
+libs=$(PG_CONFIG=$pg_config test/pgcommon-dir.sh)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-unit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
