@@ -268,17 +268,6 @@ ref_utf8(const char *s, int len)
 	return fuzz_ref_utf8((const uint8 *) s, len);
 }
 
-static bool
-ref_contains(const char *s, const char *needle)
-{
-	size_t		n = strlen(needle);
-
-	for (; *s != '\0'; s++)
-		if (strncmp(s, needle, n) == 0)
-			return true;
-	return false;
-}
-
 static int
 ref_variant(const ChashRingSpec *spec)
 {
@@ -305,8 +294,8 @@ is_ketama(const ChashRingSpec *spec)
 static bool
 ref_prepare_ok(const ChashRingSpec *spec, const char **why)
 {
-	if (!ref_contains(spec->vnode_name, "{i}") ||
-		!ref_contains(spec->vnode_name, "{node}"))
+	if (strstr(spec->vnode_name, "{i}") == NULL ||
+		strstr(spec->vnode_name, "{node}") == NULL)
 		return (*why = "template"), false;
 	if (spec->hash->needs_utf8)
 	{

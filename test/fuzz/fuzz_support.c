@@ -81,15 +81,6 @@ fuzz_fail(const char *fmt,...)
 	abort();
 }
 
-/* Assert() of src/, compiled in with USE_ASSERT_CHECKING */
-void
-ExceptionalCondition(const char *conditionName, const char *errorType,
-					 const char *fileName, int lineNumber)
-{
-	fuzz_fail("%s(\"%s\") at %s:%d", errorType, conditionName, fileName,
-			  lineNumber);
-}
-
 /* --- memory ----------------------------------------------------------- */
 
 /*

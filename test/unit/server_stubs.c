@@ -84,7 +84,11 @@ pg_lltoa(int64 value, char *a)
 	return sprintf(a, "%lld", (long long) value);
 }
 
-/* a server built with assertions (--enable-cassert) gives Assert() this */
+/*
+ * Assert() of src/ where USE_ASSERT_CHECKING is on: a server built with
+ * --enable-cassert, and make fuzz's harnesses (abort() is what libFuzzer
+ * catches)
+ */
 #ifdef USE_ASSERT_CHECKING
 #if PG_VERSION_NUM >= 160000
 void
