@@ -233,15 +233,15 @@ CREATE FUNCTION chash.ownership(ring text, replicas integer, require_active bool
 	LANGUAGE sql STABLE PARALLEL SAFE ROWS 10
 	SET search_path = pg_catalog, pg_temp
 	AS $$
--- A NULL ring or replicas is chash.ring_ownership()'s error, asked for
--- first: a planner that sees the NULL (18's does) plans the join below away
--- without calling it
-SELECT count(*) FROM chash.ring_ownership(ownership.ring, ownership.replicas, ownership.require_active)
-WHERE ownership.ring IS NULL OR ownership.replicas IS NULL;
+-- A left join, so that chash.ring_ownership() runs, and raises its errors
+-- (a NULL or unknown ring), whatever the plan: an inner join may never call
+-- it, where node_config has no row of the ring (a hash join with nothing to
+-- probe, or 18's planner seeing a NULL ring).  Every node it returns is in
+-- node_config.
 SELECT o.node, n.zone, n.state, n.weight, o.points, o.owned, o.expected,
 	   o.owned / nullif(o.expected, 0)
 FROM chash.ring_ownership(ownership.ring, ownership.replicas, ownership.require_active) o
-JOIN chash.node_config n ON n.ring = ownership.ring AND n.node = o.node
+LEFT JOIN chash.node_config n ON n.ring = ownership.ring AND n.node = o.node
 ORDER BY n.ordinal, o.node
 $$;
 COMMENT ON FUNCTION chash.ownership(text, integer, boolean) IS
