@@ -19,7 +19,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 
-#include "chash.h"
+#include "catalog.h"
 
 /* A required text argument; NULL is an error naming the argument */
 static char *
@@ -217,14 +217,6 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	spec.vnode_first = PG_GETARG_INT32(5);
 	key_hash_name = arg_text_or_null(fcinfo, 6);
 	spec.key_hash = key_hash_name ? chash_hash_get(key_hash_name) : spec.hash;
-	if (spec.key_hash->bits != spec.hash->bits)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("key_hash \"%s\" and hash \"%s\" have different widths",
-						spec.key_hash->name, spec.hash->name),
-				 errdetail("\"%s\" gives %d-bit values and \"%s\" %d-bit values; keys and points must share one space.",
-						   spec.key_hash->name, spec.key_hash->bits,
-						   spec.hash->name, spec.hash->bits)));
 	spec.variant = arg_text_or_null(fcinfo, 7);
 	if (spec.variant == NULL)
 		spec.variant = spec.algorithm->default_variant;

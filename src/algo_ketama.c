@@ -23,7 +23,7 @@
 
 #include "miscadmin.h"
 
-#include "chash.h"
+#include "placement.h"
 
 #define KETAMA_POINTS_PER_DIGEST	4
 /* libmemcached and nutcracker keep weights in uint32 */
@@ -310,5 +310,8 @@ const ChashAlgorithm chash_algorithm_ketama = {
 	.node_points = ketama_node_points,
 	.node_build = ketama_node_build,
 	.point_label = ketama_point_label,
+	.kind = CHASH_PLACEMENT_POINTS,
+	.names_hashed = true,
+	.weighted = true,
 	.description = "ketama: MD5 digests of '{node}-{i}', four points each, counted as a client does",
 };

@@ -17,7 +17,7 @@
 
 #include "miscadmin.h"
 
-#include "chash.h"
+#include "placement.h"
 
 /* The generic settings suffice: a template and, optionally, a ties rule */
 static void
@@ -101,6 +101,9 @@ const ChashAlgorithm chash_algorithm_ring = {
 	.node_points = ring_node_points,
 	.node_build = ring_node_build,
 	.point_label = ring_point_label,
+	.kind = CHASH_PLACEMENT_POINTS,
+	.names_hashed = true,
+	.weighted = true,
 	.description = "virtual nodes named by a template, each hashed onto the ring",
 	.node_points_alone = true,
 };

@@ -1,21 +1,25 @@
 /*-------------------------------------------------------------------------
  *
  * algorithm.c
- *	  The table of ring algorithms.
+ *	  The table of placement algorithms.
  *
- * An algorithm says how many points each node gets and where they are; the
- * generic code in ring.c sorts them and finds owners.  Adding one is a file
- * algo_<name>.c and a line in chash_algorithms[] below.
+ * A point algorithm says how many points each node gets and where they
+ * are; the generic code in ring.c sorts them and finds owners.  A computed
+ * one finds owners itself, from the active nodes in ordinal order.  Adding
+ * one is a file algo_<name>.c and a line in chash_algorithms[] below.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "chash.h"
+#include "placement.h"
 
 static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_ring,
 	&chash_algorithm_ketama,
+	&chash_algorithm_modulo,
+	&chash_algorithm_jump,
+	&chash_algorithm_rendezvous,
 };
 
 /* The algorithm of that name, or NULL */

@@ -52,12 +52,13 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
-#include "chash.h"
+#include "cache.h"
+#include "catalog.h"
 
 /* A built ring, and what tells it apart from other rings of its name */
 typedef struct CachedRing
 {
-	ChashRing  *ring;
+	ChashPlacement  *ring;
 	int64		version;		/* the version it was built at, 0 if unknown */
 	uint8		fingerprint[16];
 	uint64		last_use;		/* use_clock at its last use */
@@ -347,7 +348,7 @@ ring_version(RingCacheEntry *entry, const char *name, Snapshot snap,
  * An error if there is no such ring, or if the current user may not read
  * the catalog.
  */
-const ChashRing *
+const ChashPlacement *
 chash_cache_get_ring(const char *name, int len, Snapshot snap,
 					 uint64 *generation)
 {
@@ -434,7 +435,7 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 	}
 	if (cr == NULL)
 	{
-		ChashRing  *ring = chash_ring_build(spec, buildcxt);
+		ChashPlacement  *ring = chash_placement_build(spec, buildcxt);
 
 		stats.builds++;
 		/* the build ran no SQL: entry still stands */
@@ -481,12 +482,12 @@ is_ring_problem(int sqlerrcode)
  * in a subtransaction, which parallel mode allows none of: there (the 1.1
  * catalog declares the views' functions PARALLEL SAFE) every error is one.
  */
-const ChashRing *
+const ChashPlacement *
 chash_cache_try_get_ring(const char *name, int len, char **problem)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	const ChashRing *ring = NULL;
+	const ChashPlacement *ring = NULL;
 	uint64		generation;
 
 	*problem = NULL;

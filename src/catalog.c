@@ -33,7 +33,7 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-#include "chash.h"
+#include "catalog.h"
 
 /*
  * The catalog's OIDs and what its version has, looked up on first use and

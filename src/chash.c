@@ -12,7 +12,7 @@
 
 #include "mb/pg_wchar.h"
 
-#include "chash.h"
+#include "cache.h"
 
 CHASH_MODULE_MAGIC;
 

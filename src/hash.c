@@ -22,7 +22,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "chash.h"
+#include "hash.h"
 #include "hash_twemproxy.h"
 
 static uint64
@@ -332,6 +332,43 @@ hash_java_hashcode(const unsigned char *data, size_t len)
 	return h;
 }
 
+/*
+ * The key as the integer its decimal digits say, 0 to 2^63 - 1: int4 and
+ * int8 keys are hashed as their decimal text, so an integer key's position
+ * is the integer, and modulo on it is id % n.  Negative integers are
+ * refused: MySQL's MOD() and PostgreSQL's % give them negative remainders,
+ * which name no shard.
+ */
+static uint64
+hash_identity(const unsigned char *data, size_t len)
+{
+	uint64		v = 0;
+	bool		ascii = true;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		if (data[i] < '0' || data[i] > '9' ||
+			v > (uint64) (PG_INT64_MAX - (data[i] - '0')) / 10)
+		{
+			for (size_t k = 0; k < len; k++)
+				ascii &= data[k] >= 0x20 && data[k] < 0x7f;
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 ascii ? errmsg("key \"%s\" is not an integer from 0 to 9223372036854775807",
+									chash_message_name((const char *) data, (int) len)) :
+					 errmsg("key is not an integer from 0 to 9223372036854775807"),
+					 errdetail("Hash function \"identity\" places a key at the integer its decimal digits name.")));
+		}
+		v = v * 10 + (data[i] - '0');
+	}
+	if (len == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("key \"\" is not an integer from 0 to 9223372036854775807"),
+				 errdetail("Hash function \"identity\" places a key at the integer its decimal digits name.")));
+	return v;
+}
+
 static const ChashHashFunction chash_hash_functions[] = {
 	{"xxh3_64", 64, hash_xxh3_64, "XXH3 64-bit (libxxhash), seed 0"},
 	{"xxh64", 64, hash_xxh64, "XXH64 (libxxhash), seed 0"},
@@ -357,6 +394,7 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"twemproxy_hsieh", 32, chash_hash_twemproxy_hsieh, "twemproxy's hsieh: SuperFastHash started at 0, a lone last byte unsigned"},
 	{"twemproxy_murmur", 32, chash_hash_twemproxy_murmur, "twemproxy's murmur: MurmurHash2, seed 0xdeadbeef * length"},
 	{"twemproxy_jenkins", 32, chash_hash_twemproxy_jenkins, "twemproxy's jenkins: lookup3 hashlittle, initial value 13"},
+	{"identity", 63, hash_identity, "the key as an integer, 0 to 2^63 - 1 (keys are decimal integers)", false, true},
 };
 
 int

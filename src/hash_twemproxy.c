@@ -20,7 +20,7 @@
  */
 #include "postgres.h"
 
-#include "chash.h"
+#include "hash.h"
 #include "hash_twemproxy.h"
 
 /* A key byte as nutcracker sees it: through a signed char, sign-extended */

@@ -26,7 +26,7 @@
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
 
-#include "chash.h"
+#include "cache.h"
 
 /*
  * What a routing function keeps between calls: the ring it resolved, for
@@ -35,7 +35,7 @@
 typedef struct RingCallCache
 {
 	uint64		generation;		/* 0 until a ring is resolved */
-	const ChashRing *ring;
+	const ChashPlacement *ring;
 	ChashSnapshotId snapshot;
 	Oid			userid;			/* for whom: privileges were checked */
 	bool		name_const;		/* the ring argument is a constant */
@@ -49,7 +49,7 @@ typedef struct RingCallCache
 	 * use of a result, and are never changed, so each call can return one
 	 * instead of building a copy
 	 */
-	const ChashRing *texts_ring;
+	const ChashPlacement *texts_ring;
 	uint64		texts_generation;
 	text	  **texts;
 } RingCallCache;
@@ -70,7 +70,7 @@ ring_arg_is_const(FmgrInfo *flinfo)
 		IsA(linitial(((FuncExpr *) expr)->args), Const);
 }
 
-static pg_noinline const ChashRing *
+static pg_noinline const ChashPlacement *
 call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 {
 	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
@@ -123,7 +123,7 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
  * or SET ROLE may call through the same FmgrInfo as someone else), the
  * name (unless the argument is a constant of the query) and the snapshot.
  */
-static pg_attribute_always_inline const ChashRing *
+static pg_attribute_always_inline const ChashPlacement *
 call_ring(FunctionCallInfo fcinfo)
 {
 	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
@@ -152,7 +152,7 @@ call_ring(FunctionCallInfo fcinfo)
 
 /* The text of a node of the call's ring, as chash_lookup returns it */
 static inline text *
-call_node_text(FunctionCallInfo fcinfo, const ChashRing *ring, uint32 node)
+call_node_text(FunctionCallInfo fcinfo, const ChashPlacement *ring, uint32 node)
 {
 	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
 
@@ -270,65 +270,55 @@ hash_key_arg(const ChashHashFunction *hash, bool utf8_as_is,
 static pg_attribute_always_inline Datum
 lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 {
-	const ChashRing *ring = call_ring(fcinfo);
+	const ChashPlacement *ring = call_ring(fcinfo);
 	uint64		position;
 
-	if (unlikely(ring->npoints == 0))
+	if (unlikely(ring->nactive == 0))
 		chash_error_no_active_nodes(ring);
 	position = hash_key_arg(ring->spec.key_hash, call_utf8_as_is(fcinfo),
 							fcinfo, 1, type);
 	PG_RETURN_TEXT_P(call_node_text(fcinfo, ring,
-									chash_ring_owner(ring, chash_ring_find(ring, position))));
+									chash_placement_owner(ring, position)));
 }
 
 /*
- * chash_lookup_n(ring, key, n): the first n distinct nodes clockwise from
- * the key, a preference list whose first element is chash_lookup's answer.
+ * chash_lookup_n(ring, key, n): the first n distinct nodes of the key's
+ * preference order, whose first element is chash_lookup's answer
  */
 static pg_attribute_always_inline Datum
 lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 {
-	const ChashRing *ring = call_ring(fcinfo);
+	const ChashPlacement *ring = call_ring(fcinfo);
 	int32		n = PG_GETARG_INT32(2);
 	uint64		position;
-	uint32		at;
-	bool	   *seen;
+	uint32	   *order;
 	Datum	   *nodes;
 	ArrayType  *result;
-	int			found = 0;
 
-	if (unlikely(ring->npoints == 0))
+	if (unlikely(ring->nactive == 0))
 		chash_error_no_active_nodes(ring);
 	if (n < 1 || n > ring->nactive)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 ring->kind == CHASH_PLACEMENT_POINTS ?
 				 errmsg("n must be between 1 and the number of nodes with points (%d)",
+						ring->nactive) :
+				 errmsg("n must be between 1 and the number of active nodes (%d)",
 						ring->nactive),
 				 errdetail("n is %d.", n)));
 
 	position = hash_key_arg(ring->spec.key_hash, call_utf8_as_is(fcinfo),
 							fcinfo, 1, type);
-	at = chash_ring_find(ring, position);
-	seen = palloc0(sizeof(bool) * ring->spec.nnodes);
+	order = palloc(sizeof(uint32) * n);
+	chash_placement_preference(ring, position, order, n);
 	nodes = palloc(sizeof(Datum) * n);
-	for (uint32 step = 0; step < ring->npoints && found < n; step++)
-	{
-		uint32		owner = chash_ring_owner(ring, at);
-
-		if (!seen[owner])
-		{
-			seen[owner] = true;
-			nodes[found++] = PointerGetDatum(chash_node_text(ring, owner));
-		}
-		if (++at == ring->npoints)
-			at = 0;
-	}
-	Assert(found == n);
+	for (int i = 0; i < n; i++)
+		nodes[i] = PointerGetDatum(chash_node_text(ring, order[i]));
 	result = construct_array(nodes, n, TEXTOID, -1, false, TYPALIGN_INT);
 	for (int i = 0; i < n; i++)
 		pfree(DatumGetPointer(nodes[i]));
 	pfree(nodes);
-	pfree(seen);
+	pfree(order);
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 
@@ -336,7 +326,7 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 static pg_attribute_always_inline Datum
 position_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 {
-	const ChashRing *ring = call_ring(fcinfo);
+	const ChashPlacement *ring = call_ring(fcinfo);
 
 	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(ring->spec.key_hash,
 														 call_utf8_as_is(fcinfo),
@@ -436,13 +426,15 @@ Datum
 chash_points(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const ChashRing *ring = call_ring(fcinfo);
+	const ChashPlacement *ring = call_ring(fcinfo);
 	const ChashRingSpec *spec = &ring->spec;
 	ChashPoint *points;
 	uint32		npoints;
 	StringInfoData label;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (ring->kind != CHASH_PLACEMENT_POINTS)
+		return (Datum) 0;		/* computed placements have no points */
 
 	points = chash_ring_build_points(spec, &npoints);
 	initStringInfo(&label);
@@ -479,7 +471,7 @@ chash_ring_node_points(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	text	   *name = PG_GETARG_TEXT_PP(0);
 	char	   *problem;
-	const ChashRing *ring;
+	const ChashPlacement *ring;
 
 	InitMaterializedSRF(fcinfo, 0);
 	ring = chash_cache_try_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
@@ -493,6 +485,8 @@ chash_ring_node_points(PG_FUNCTION_ARGS)
 
 		values[0] = PointerGetDatum(chash_node_text(ring, k));
 		values[1] = Int32GetDatum((int32) ring->node_points[k]);
+		/* computed placements have no points */
+		nulls[1] = ring->kind != CHASH_PLACEMENT_POINTS;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

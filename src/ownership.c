@@ -16,7 +16,7 @@
 
 #include "miscadmin.h"
 
-#include "chash.h"
+#include "placement.h"
 
 /*
  * The positions in the arc owned by point i, the first of its position, of
@@ -25,7 +25,7 @@
  * belong to the point after them), the arc has the same length.
  */
 static long double
-arc_length(const ChashRing *ring, uint32 i, int bits)
+arc_length(const ChashPlacement *ring, uint32 i, int bits)
 {
 	const uint64 *p = ring->positions;
 	uint32		last = ring->npoints - 1;
@@ -53,7 +53,7 @@ arc_length(const ChashRing *ring, uint32 i, int bits)
  * platforms, and divided once.
  */
 void
-chash_ring_ownership(const ChashRing *ring, int replicas, double *owned)
+chash_ring_ownership(const ChashPlacement *ring, int replicas, double *owned)
 {
 	int			nnodes = ring->spec.nnodes;
 	int			bits = ring->spec.key_hash->bits;
@@ -105,6 +105,26 @@ chash_ring_ownership(const ChashRing *ring, int replicas, double *owned)
 		owned[k] = (double) (sums[k] / ldexpl(1.0L, bits));
 	pfree(next);
 	pfree(sums);
+}
+
+/*
+ * The fraction of the keys each node of a placement holds among the first
+ * 'replicas' of their preference order: from a ring's arcs, or as its
+ * algorithm computes it
+ */
+void
+chash_placement_ownership(const ChashPlacement *placement, int replicas,
+						  double *owned)
+{
+	if (placement->kind == CHASH_PLACEMENT_POINTS)
+		chash_ring_ownership(placement, replicas, owned);
+	else if (placement->nactive == 0)
+	{
+		for (int k = 0; k < placement->spec.nnodes; k++)
+			owned[k] = 0;
+	}
+	else
+		placement->spec.algorithm->ownership(placement, replicas, owned);
 }
 
 /*

@@ -19,13 +19,13 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
-#include "chash.h"
+#include "cache.h"
 
 /* Two rings of one plan, valid until the next invalidation */
 typedef struct PlanRings
 {
-	const ChashRing *from;
-	const ChashRing *to;
+	const ChashPlacement *from;
+	const ChashPlacement *to;
 } PlanRings;
 
 /*
@@ -82,7 +82,7 @@ plan_rings(FunctionCallInfo fcinfo)
 }
 
 static void
-check_has_points(const ChashRing *ring)
+check_has_points(const ChashPlacement *ring)
 {
 	if (ring->npoints == 0)
 		ereport(ERROR,

@@ -14,12 +14,12 @@
 
 #include "miscadmin.h"
 
-#include "chash.h"
+#include "placement.h"
 
 /* Where one ring stands in the sweep */
 typedef struct RingSweep
 {
-	const ChashRing *ring;
+	const ChashPlacement *ring;
 	uint32		owner_at;		/* the point that owns the current start */
 	uint32		next_start;		/* the point whose range starts next */
 } RingSweep;
@@ -30,7 +30,7 @@ typedef struct RingSweep
  * Returns false where that is past the end of the space.
  */
 static inline bool
-range_start_after(const ChashRing *ring, uint32 j, uint64 max, uint64 *start)
+range_start_after(const ChashPlacement *ring, uint32 j, uint64 max, uint64 *start)
 {
 	uint64		p = ring->positions[j];
 
@@ -62,7 +62,7 @@ sweep_next_cut(RingSweep *s, uint64 after, uint64 max, uint64 *cut)
 static inline uint32
 sweep_owner(RingSweep *s, uint64 pos)
 {
-	const ChashRing *ring = s->ring;
+	const ChashPlacement *ring = s->ring;
 	bool		strict = ring->spec.strictly_after;
 
 	while (s->owner_at < ring->npoints &&
@@ -79,7 +79,7 @@ sweep_owner(RingSweep *s, uint64 pos)
  * into the same space of max + 1 positions.
  */
 void
-chash_rings_compare(const ChashRing *a, const ChashRing *b,
+chash_rings_compare(const ChashPlacement *a, const ChashPlacement *b,
 					uint64 first, uint64 last, uint64 max,
 					ChashRangeEmit emit, void *arg)
 {

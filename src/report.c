@@ -18,10 +18,10 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
-#include "chash.h"
+#include "cache.h"
 
 /* The ring of argument 0, as the active snapshot sees it */
-static const ChashRing *
+static const ChashPlacement *
 report_ring(FunctionCallInfo fcinfo)
 {
 	text	   *name = PG_GETARG_TEXT_PP(0);
@@ -44,7 +44,7 @@ PG_FUNCTION_INFO_V1(chash_ring_ownership_sql);
 Datum
 chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 {
-	const ChashRing *ring;
+	const ChashPlacement *ring;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int32		replicas;
 	bool		require_active = PG_NARGS() > 2 && !PG_ARGISNULL(2) &&
@@ -62,18 +62,21 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 				 errmsg("replicas must not be null")));
 	ring = report_ring(fcinfo);
 	replicas = PG_GETARG_INT32(1);
-	if (require_active && ring->npoints == 0)
+	if (require_active && ring->nactive == 0)
 		chash_error_no_active_nodes(ring);
 	if (replicas < 1 || (ring->nactive > 0 && replicas > ring->nactive))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 ring->kind == CHASH_PLACEMENT_POINTS ?
 				 errmsg("replicas must be between 1 and the number of nodes with points (%d)",
+						ring->nactive) :
+				 errmsg("replicas must be between 1 and the number of active nodes (%d)",
 						ring->nactive),
 				 errdetail("replicas is %d.", replicas)));
 	InitMaterializedSRF(fcinfo, 0);
 	owned = palloc(sizeof(double) * Max(ring->spec.nnodes, 1));
 	expected = palloc(sizeof(double) * Max(ring->spec.nnodes, 1));
-	chash_ring_ownership(ring, replicas, owned);
+	chash_placement_ownership(ring, replicas, owned);
 	chash_ring_expected(&ring->spec, replicas, expected);
 	for (int k = 0; k < ring->spec.nnodes; k++)
 	{
@@ -82,6 +85,7 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 
 		values[0] = PointerGetDatum(chash_node_text(ring, k));
 		values[1] = Int32GetDatum((int32) ring->node_points[k]);
+		nulls[1] = ring->kind != CHASH_PLACEMENT_POINTS;
 		values[2] = Float8GetDatum(owned[k]);
 		values[3] = Float8GetDatum(expected[k]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -99,7 +103,7 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(chash_ring_arcs);
 
 static void
-put_arc(ReturnSetInfo *rsinfo, const ChashRing *ring, double start,
+put_arc(ReturnSetInfo *rsinfo, const ChashPlacement *ring, double start,
 		double stop, uint32 owner)
 {
 	Datum		values[3];
@@ -114,7 +118,7 @@ put_arc(ReturnSetInfo *rsinfo, const ChashRing *ring, double start,
 Datum
 chash_ring_arcs(PG_FUNCTION_ARGS)
 {
-	const ChashRing *ring = report_ring(fcinfo);
+	const ChashPlacement *ring = report_ring(fcinfo);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	double		space = ldexp(1.0, ring->spec.key_hash->bits);
 	const uint64 *p = ring->positions;

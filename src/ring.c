@@ -1,10 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * ring.c
- *	  Building a ring from its configuration, and finding a key's owner.
+ *	  Building a placement from its configuration, and finding a key's
+ *	  owner and preference order.
  *
- * Pure ring code: a ChashRingSpec in, points out.  Nothing here reads the
- * catalog; catalog.c fills the spec and cache.c keeps the result.
+ * Pure code: a ChashRingSpec in, a placement out.  Nothing here reads the
+ * catalog; catalog.c fills the spec and cache.c keeps the result.  Point
+ * placements are built and searched here for every point algorithm;
+ * computed ones get their members here and the rest from their algorithm.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,7 +21,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "chash.h"
+#include "placement.h"
 
 static const struct
 {
@@ -73,6 +76,25 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 				 errdetail("Hash function \"%s\" hashes names as Java strings, which hold UTF-8 text only.",
 						   spec->hash->name)));
 
+	if (spec->algorithm->names_hashed && spec->hash->integer_keys)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("hash function \"%s\" cannot place the nodes of ring \"%s\"",
+						spec->hash->name, spec->name),
+				 errdetail("Algorithm \"%s\" hashes node names, and \"%s\" takes integer keys only.",
+						   spec->algorithm->name, spec->hash->name),
+				 errhint("Use \"%s\" as the key hash only: chash_ring_create(ring, algorithm, key_hash => '%s').",
+						 spec->hash->name, spec->hash->name)));
+	if (spec->algorithm->kind == CHASH_PLACEMENT_POINTS &&
+		spec->hash->bits != spec->key_hash->bits)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key_hash \"%s\" and hash \"%s\" have different widths",
+						spec->key_hash->name, spec->hash->name),
+				 errdetail("\"%s\" gives %d-bit values and \"%s\" %d-bit values; keys and points must share one space.",
+						   spec->key_hash->name, spec->key_hash->bits,
+						   spec->hash->name, spec->hash->bits)));
+
 	spec->nactive = 0;
 	spec->active_weight = 0;
 	for (int k = 0; k < spec->nnodes; k++)
@@ -89,12 +111,73 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 }
 
 /*
- * Whether a node can be placed by the ring's hash: the Java hashes take
- * UTF-8 only (a SQL_ASCII database may hold other bytes)
+ * The settings of computed algorithms: nothing of points applies, and an
+ * error says so rather than ignoring it
+ */
+void
+chash_computed_prepare(ChashRingSpec *spec)
+{
+	if (spec->variant != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ketama_variant applies to ketama rings only"),
+				 errdetail("Ring \"%s\" uses algorithm \"%s\".",
+						   spec->name, spec->algorithm->name)));
+	if (spec->ties_name != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ties applies to rings of points only"),
+				 errdetail("Ring \"%s\" uses algorithm \"%s\", which places no points.",
+						   spec->name, spec->algorithm->name)));
+}
+
+/* Computed placements have no points */
+int64
+chash_computed_node_points(const ChashRingSpec *spec, int node)
+{
+	return 0;
+}
+
+/* n members in order from member 'first' on, wrapping, as node indexes */
+void
+chash_members_from(const ChashPlacement *placement, uint32 first,
+				   uint32 *out, int n)
+{
+	uint32		at = first;
+
+	for (int i = 0; i < n; i++)
+	{
+		out[i] = placement->members[at];
+		if (++at == (uint32) placement->nactive)
+			at = 0;
+	}
+}
+
+/*
+ * Whether a node can be placed: by the ring's hash (the Java hashes take
+ * UTF-8 only, and a SQL_ASCII database may hold other bytes), with the
+ * settings its algorithm has
  */
 void
 chash_ring_check_node(const ChashRingSpec *spec, const ChashNodeSpec *node)
 {
+	if (!spec->algorithm->weighted && node->weight != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("node \"%s\" of ring \"%s\" cannot have weight %g",
+						chash_message_name(node->name, node->name_len),
+						spec->name, node->weight),
+				 errdetail("Algorithm \"%s\" gives every active node an equal share; its nodes have weight 1.",
+						   spec->algorithm->name),
+				 errhint("Use algorithm \"rendezvous\" or \"ring\" for weighted nodes.")));
+	if (spec->algorithm->kind != CHASH_PLACEMENT_POINTS && node->vnodes > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("node \"%s\" of ring \"%s\" cannot have vnodes",
+						chash_message_name(node->name, node->name_len),
+						spec->name),
+				 errdetail("Algorithm \"%s\" places no points.",
+						   spec->algorithm->name)));
 	if (spec->hash->needs_utf8 &&
 		pg_encoding_verifymbstr(PG_UTF8, node->name_utf8,
 								node->name_utf8_len) != node->name_utf8_len)
@@ -129,7 +212,7 @@ chash_ring_node_points_alone(const ChashRingSpec *settings,
 
 /* The error of routing by a ring with no active nodes */
 void
-chash_error_no_active_nodes(const ChashRing *ring)
+chash_error_no_active_nodes(const ChashPlacement *ring)
 {
 	if (ring->spec.nnodes == 0)
 		ereport(ERROR,
@@ -226,7 +309,8 @@ chash_ring_count_points(const ChashRingSpec *spec, int64 *node_counts)
 			node_counts[k] = count;
 		total += count;
 	}
-	if (total == 0 && spec->nactive > 0)
+	if (total == 0 && spec->nactive > 0 &&
+		spec->algorithm->kind == CHASH_PLACEMENT_POINTS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("ring \"%s\" would have no points", spec->name),
@@ -503,7 +587,7 @@ alloc_ring_array(MemoryContext cxt, Size size)
  * a 4 MB index that misses the cache) 404 ms.
  */
 static void
-build_buckets(ChashRing *ring, MemoryContext ringcxt)
+build_buckets(ChashPlacement *ring, MemoryContext ringcxt)
 {
 	int			bits = ring->spec.key_hash->bits;
 	int			nbits = 1;
@@ -536,19 +620,20 @@ build_buckets(ChashRing *ring, MemoryContext ringcxt)
  * that context once it is complete, so an error half-way leaves nothing
  * behind.
  */
-ChashRing *
+ChashPlacement *
 chash_ring_from_points(const ChashRingSpec *spec, ChashPoint *points,
 					   uint32 npoints, MemoryContext parent)
 {
 	MemoryContext ringcxt;
 	MemoryContext oldcxt;
-	ChashRing  *ring;
+	ChashPlacement  *ring;
 
 	ringcxt = AllocSetContextCreate(parent, "chash ring",
 									ALLOCSET_SMALL_SIZES);
 	oldcxt = MemoryContextSwitchTo(ringcxt);
-	ring = palloc0(sizeof(ChashRing));
+	ring = palloc0(sizeof(ChashPlacement));
 	ring->mcxt = ringcxt;
+	ring->kind = CHASH_PLACEMENT_POINTS;
 	spec_copy(&ring->spec, spec);
 	MemoryContextSetIdentifier(ringcxt, ring->spec.name);
 	MemoryContextSwitchTo(oldcxt);
@@ -588,13 +673,109 @@ chash_ring_from_points(const ChashRingSpec *spec, ChashPoint *points,
 }
 
 /* Build a ring: its points (16 bytes each while built), then the ring */
-ChashRing *
+ChashPlacement *
 chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
 {
 	uint32		npoints;
 	ChashPoint *points = chash_ring_build_points(spec, &npoints);
 
 	return chash_ring_from_points(spec, points, npoints, parent);
+}
+
+/* Members in ordinal order; equal ordinals (plain DML) by name */
+static int
+member_cmp(const void *a, const void *b, void *arg)
+{
+	const ChashRingSpec *spec = (const ChashRingSpec *) arg;
+	uint32		ia = *(const uint32 *) a;
+	uint32		ib = *(const uint32 *) b;
+
+	if (spec->nodes[ia].ordinal != spec->nodes[ib].ordinal)
+		return spec->nodes[ia].ordinal < spec->nodes[ib].ordinal ? -1 : 1;
+	return ia < ib ? -1 : (ia > ib ? 1 : 0);
+}
+
+/*
+ * A computed placement: its members, the active nodes in ordinal order,
+ * and what its algorithm derives from them, in a memory context of its own
+ * under parent (as chash_ring_from_points says)
+ */
+static ChashPlacement *
+computed_build(const ChashRingSpec *spec, MemoryContext parent)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+	ChashPlacement *placement;
+	uint32		nmembers = 0;
+
+	cxt = AllocSetContextCreate(parent, "chash placement",
+								ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+	placement = palloc0(sizeof(ChashPlacement));
+	placement->mcxt = cxt;
+	placement->kind = CHASH_PLACEMENT_COMPUTED;
+	spec_copy(&placement->spec, spec);
+	MemoryContextSetIdentifier(cxt, placement->spec.name);
+	placement->node_points = palloc0(sizeof(uint32) * Max(spec->nnodes, 1));
+	placement->members = palloc(sizeof(uint32) * Max(spec->nnodes, 1));
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		if (spec->nodes[k].active)
+			placement->members[nmembers++] = k;
+	}
+	qsort_arg(placement->members, nmembers, sizeof(uint32), member_cmp,
+			  &placement->spec);
+	placement->nactive = nmembers;
+	if (spec->algorithm->build)
+		spec->algorithm->build(placement);
+	MemoryContextSwitchTo(oldcxt);
+	return placement;
+}
+
+/* Build the placement of a ring's configuration, of whatever kind */
+ChashPlacement *
+chash_placement_build(const ChashRingSpec *spec, MemoryContext parent)
+{
+	if (spec->algorithm->kind == CHASH_PLACEMENT_POINTS)
+		return chash_ring_build(spec, parent);
+	return computed_build(spec, parent);
+}
+
+/*
+ * The first n distinct nodes of a position's preference order into out,
+ * the owner first (n at most the placement's active nodes).  A ring walks
+ * on clockwise from the owning point; other placements define their own.
+ */
+void
+chash_placement_preference(const ChashPlacement *placement, uint64 position,
+						   uint32 *out, int n)
+{
+	uint32		at;
+	bool	   *seen;
+	int			found = 0;
+
+	Assert(n >= 1 && n <= placement->nactive);
+	if (placement->kind != CHASH_PLACEMENT_POINTS)
+	{
+		placement->spec.algorithm->preference(placement, position, out, n);
+		return;
+	}
+	at = chash_ring_find(placement, position);
+	seen = palloc0(sizeof(bool) * placement->spec.nnodes);
+	for (uint32 step = 0; step < placement->npoints && found < n; step++)
+	{
+		uint32		owner = chash_ring_owner(placement, at);
+
+		if (!seen[owner])
+		{
+			seen[owner] = true;
+			out[found++] = owner;
+		}
+		if (++at == placement->npoints)
+			at = 0;
+	}
+	Assert(found == n);
+	pfree(seen);
 }
 
 /*
@@ -608,7 +789,7 @@ chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
  * and 32 points took 302, 264 and 289 ms for 1M lookups there.
  */
 uint32
-chash_ring_find_large(const ChashRing *ring, uint64 position,
+chash_ring_find_large(const ChashPlacement *ring, uint64 position,
 					  uint32 lo, uint32 hi)
 {
 	const uint64 *positions = ring->positions;

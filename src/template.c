@@ -12,7 +12,7 @@
  */
 #include "postgres.h"
 
-#include "chash.h"
+#include "placement.h"
 
 #define TOKEN_NODE	"{node}"
 #define TOKEN_I		"{i}"

@@ -70,7 +70,8 @@
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
-#include "chash.h"
+#include "cache.h"
+#include "catalog.h"
 
 /* What this backend knows of a ring's size: its points at a version */
 typedef struct RingCount

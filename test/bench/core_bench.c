@@ -24,7 +24,7 @@
 #define BENCH_PROGRAM "core_bench"
 #include "bench_util.h"
 
-#include "chash.h"
+#include "placement.h"
 
 static int
 cmp_node(const void *a, const void *b)
@@ -35,7 +35,7 @@ cmp_node(const void *a, const void *b)
 
 /* The node that owns a key, as chash_lookup finds it */
 static inline uint32
-route_key(const ChashRing *ring, const char *key, size_t len)
+route_key(const ChashPlacement *ring, const char *key, size_t len)
 {
 	uint64		position = ring->spec.key_hash->fn((const unsigned char *) key, len);
 
@@ -44,7 +44,7 @@ route_key(const ChashRing *ring, const char *key, size_t len)
 
 typedef struct Routes
 {
-	const ChashRing *ring;
+	const ChashPlacement *ring;
 	uint32	   *route;
 } Routes;
 

@@ -63,13 +63,13 @@ emit(void *arg, uint64 lo, uint64 hi, uint32 a, uint32 b)
 }
 
 static uint32
-owner_at(const ChashRing *ring, uint64 pos)
+owner_at(const ChashPlacement *ring, uint64 pos)
 {
 	return chash_ring_owner(ring, chash_ring_find(ring, pos));
 }
 
 static void
-check_at(const ChashRing *a, const ChashRing *b, const Range *r, uint64 pos,
+check_at(const ChashPlacement *a, const ChashPlacement *b, const Range *r, uint64 pos,
 		 const char *where)
 {
 	uint32		oa = owner_at(a, pos);
@@ -101,7 +101,7 @@ range_of(const Ranges *rs, uint64 pos)
 }
 
 static void
-check_point(const ChashRing *a, const ChashRing *b, const Ranges *rs,
+check_point(const ChashPlacement *a, const ChashPlacement *b, const Ranges *rs,
 			uint64 first, uint64 last, uint64 pos)
 {
 	if (pos < first || pos > last)
@@ -110,11 +110,11 @@ check_point(const ChashRing *a, const ChashRing *b, const Ranges *rs,
 }
 
 static void
-compare(const ChashRing *a, const ChashRing *b, uint64 first, uint64 last)
+compare(const ChashPlacement *a, const ChashPlacement *b, uint64 first, uint64 last)
 {
 	uint64		max = a->max_position;
 	Ranges		rs = {NULL, 0, 0};
-	const ChashRing *rings[2] = {a, b};
+	const ChashPlacement *rings[2] = {a, b};
 
 	chash_rings_compare(a, b, first, last, max, emit, &rs);
 

@@ -69,7 +69,7 @@ call_key_hash(void *arg)
 }
 
 static void
-check_lookups(const ChashRing *ring, FuzzInput *in)
+check_lookups(const ChashPlacement *ring, FuzzInput *in)
 {
 	uint64		max = ring->max_position;
 	int			nraw = fuzz_u8(in) % 32;
@@ -206,7 +206,7 @@ call_check_total(void *arg)
 static void
 call_no_active_nodes(void *arg)
 {
-	chash_error_no_active_nodes((const ChashRing *) arg);
+	chash_error_no_active_nodes((const ChashPlacement *) arg);
 }
 
 static void
@@ -237,7 +237,7 @@ check_totals(const FuzzBuilt *b)
 static void
 call_rebuild(void *arg)
 {
-	ChashRing **ring = arg;
+	ChashPlacement **ring = arg;
 
 	*ring = chash_ring_build(&(*ring)->spec, NULL);
 }
@@ -353,7 +353,7 @@ check_fingerprints(const FuzzBuilt *b, uint8 sel)
 	fuzz_check(memcmp(fp, again, 16) == 0, "the fingerprint of one spec changed");
 	if (b->ring != NULL)
 	{
-		ChashRing  *rebuilt = b->ring;
+		ChashPlacement  *rebuilt = b->ring;
 
 		chash_ring_spec_fingerprint(&b->ring->spec, again);
 		fuzz_check(memcmp(fp, again, 16) == 0,
@@ -380,7 +380,7 @@ check_fingerprints(const FuzzBuilt *b, uint8 sel)
 static void
 check_ownership(const FuzzBuilt *b)
 {
-	const ChashRing *ring = b->ring;
+	const ChashPlacement *ring = b->ring;
 	int			nnodes = ring->spec.nnodes;
 	int			bits = ring->spec.key_hash->bits;
 	uint32		n = ring->npoints;
@@ -488,7 +488,7 @@ chosen_points(FuzzInput *in, uint8 mode)
 	int			bits = (mode & 4) ? 64 : 32;
 	bool		strict = (mode & 8) != 0;
 	FuzzBuilt	b;
-	ChashRing  *ring = fuzz_chosen_ring(in, bits, strict, NULL, &b);
+	ChashPlacement  *ring = fuzz_chosen_ring(in, bits, strict, NULL, &b);
 
 	if (ring->npoints > 0)
 	{

@@ -542,7 +542,7 @@ typedef struct PointsCall
 	const ChashRingSpec *spec;
 	ChashPoint *points;
 	uint32		npoints;
-	ChashRing  *ring;
+	ChashPlacement  *ring;
 } PointsCall;
 
 static void
@@ -562,7 +562,7 @@ call_build(void *arg)
 }
 
 uint32
-fuzz_ref_find(const ChashRing *ring, uint64 key)
+fuzz_ref_find(const ChashPlacement *ring, uint64 key)
 {
 	uint32		lo = 0,
 				hi = ring->npoints;
@@ -581,7 +581,7 @@ fuzz_ref_find(const ChashRing *ring, uint64 key)
 }
 
 void
-fuzz_check_find(const ChashRing *ring, uint64 key)
+fuzz_check_find(const ChashPlacement *ring, uint64 key)
 {
 	uint32		got;
 	uint32		want;
@@ -629,7 +629,7 @@ check_spec_copy(const ChashRingSpec *spec, const ChashRingSpec *copy)
 }
 
 void
-fuzz_check_ring(const FuzzBuilt *b, const ChashRing *ring)
+fuzz_check_ring(const FuzzBuilt *b, const ChashPlacement *ring)
 {
 	const ChashRingSpec *spec = b->spec;
 	int			bits = spec->key_hash->bits;
@@ -902,8 +902,8 @@ sorted_point_cmp(const void *a, const void *b)
 	return x->vnode < y->vnode ? -1 : x->vnode > y->vnode;
 }
 
-ChashRing *
-fuzz_chosen_ring(FuzzInput *in, int bits, bool strict, const ChashRing *share,
+ChashPlacement *
+fuzz_chosen_ring(FuzzInput *in, int bits, bool strict, const ChashPlacement *share,
 				 FuzzBuilt *b)
 {
 	uint64		max = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
@@ -912,7 +912,7 @@ fuzz_chosen_ring(FuzzInput *in, int bits, bool strict, const ChashRing *share,
 	uint32		n = 0;
 	uint64		prev = fuzz_u64(in) & max;
 	ChashRingSpec *spec = palloc0(sizeof(ChashRingSpec));
-	ChashRing  *ring;
+	ChashPlacement  *ring;
 
 	memset(b, 0, sizeof(*b));
 

@@ -36,7 +36,7 @@ typedef struct FuzzBuilt
 	bool		counted;		/* and chash_ring_count_points */
 	int64	   *counts;			/* each node's points */
 	int64		total;
-	ChashRing  *ring;			/* the built ring, NULL if too big */
+	ChashPlacement  *ring;			/* the built ring, NULL if too big */
 	ChashPoint *ref;			/* the reference build's points */
 } FuzzBuilt;
 
@@ -57,7 +57,7 @@ extern bool fuzz_build(ChashRingSpec *spec, FuzzBuilt *b);
  * owners, the padding, each node's points, the bucket index by its
  * definition, and the ring's copy of the spec
  */
-extern void fuzz_check_ring(const FuzzBuilt *b, const ChashRing *ring);
+extern void fuzz_check_ring(const FuzzBuilt *b, const ChashPlacement *ring);
 
 /*
  * A ring of points chosen by the input, as test/unit/ring_test.c chooses
@@ -74,14 +74,14 @@ extern void fuzz_check_ring(const FuzzBuilt *b, const ChashRing *ring);
  * fuzz_check_ring checks; b describes the ring then.
  */
 #define FUZZ_CHOSEN_NODES	16
-extern ChashRing *fuzz_chosen_ring(FuzzInput *in, int bits, bool strict,
-								   const ChashRing *share, FuzzBuilt *b);
+extern ChashPlacement *fuzz_chosen_ring(FuzzInput *in, int bits, bool strict,
+								   const ChashPlacement *share, FuzzBuilt *b);
 
 /* The owner's index by a plain binary search over ring->positions */
-extern uint32 fuzz_ref_find(const ChashRing *ring, uint64 key);
+extern uint32 fuzz_ref_find(const ChashPlacement *ring, uint64 key);
 
 /* chash_ring_find at key against fuzz_ref_find */
-extern void fuzz_check_find(const ChashRing *ring, uint64 key);
+extern void fuzz_check_find(const ChashPlacement *ring, uint64 key);
 
 /* A shallow copy of spec with its own array of nodes (room for one more) */
 extern ChashRingSpec *fuzz_copy_spec(const ChashRingSpec *spec);

@@ -175,7 +175,7 @@ SELECT ring, nodes, points, peak_to_mean IS NOT NULL AS has_figures FROM chash.r
 SELECT chash_ring_drop('kh');
 
 -- Unknown algorithm, hash function, key hash, state; key hash of another width
-SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'maglev')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'consistent')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', hash => 'sha256')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', key_hash => 'sha256')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', hash => 'xxh3_64', key_hash => 'md5')$$);

@@ -167,7 +167,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 SELECT pg_temp.fails($$INSERT INTO chash.ring_config (ring, hash) VALUES ('bad', 'sha1')$$);
-SELECT pg_temp.fails($$INSERT INTO chash.ring_config (ring, algorithm) VALUES ('bad', 'rendezvous')$$);
+SELECT pg_temp.fails($$INSERT INTO chash.ring_config (ring, algorithm) VALUES ('bad', 'consistent')$$);
 SELECT pg_temp.fails($$INSERT INTO chash.ring_config (ring, key_hash) VALUES ('bad', 'md5')$$);
 SELECT pg_temp.fails($$INSERT INTO chash.ring_config (ring, key_hash) VALUES ('bad', 'nope')$$);
 SELECT pg_temp.fails($$INSERT INTO chash.ring_config (ring, vnodes) VALUES ('bad', 0)$$);

@@ -29,7 +29,7 @@
 
 #include "miscadmin.h"
 
-#include "chash.h"
+#include "placement.h"
 
 static uint64 rng = 0x2545F4914F6CDD1DULL;
 static long checks = 0;
@@ -187,7 +187,7 @@ ref_find(const uint64 *pos, uint32 n, uint64 key, bool strict)
 }
 
 static void
-test_key(const ChashRing *ring, const ChashPoint *sorted, const uint64 *pos,
+test_key(const ChashPlacement *ring, const ChashPoint *sorted, const uint64 *pos,
 		 uint64 key)
 {
 	uint32		got,
@@ -208,7 +208,7 @@ test_ring(Shape shape, int bits, bool strict, uint32 n, uint32 nnodes)
 	ChashPoint *points = make_points(shape, bits, n, nnodes);
 	ChashPoint *sorted;
 	uint64	   *pos;
-	const ChashRing *ring;
+	const ChashPlacement *ring;
 	uint64		max = max_position(bits);
 
 	points = test_sort(points, n, bits);

@@ -26,7 +26,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "chash.h"
+#include "placement.h"
 
 MemoryContext CurrentMemoryContext = NULL;
 volatile sig_atomic_t InterruptPending = false;

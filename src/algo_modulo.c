@@ -1,0 +1,91 @@
+/*-------------------------------------------------------------------------
+ *
+ * algo_modulo.c
+ *	  The "modulo" algorithm: position mod n, over the nodes in order.
+ *
+ * The owner of position p is member p mod n, the members being the active
+ * nodes in ordinal order (their place in the client's server list).  With
+ * key hash identity, chash_lookup(ring, id) is exactly id % n sharding.
+ * Nearly every key moves when n changes: this is the scheme a split starts
+ * from, kept so that plans can lead away from it.
+ *
+ * The preference order is the owner and then the members after it,
+ * wrapping: member p mod n, (p + 1) mod n, ...
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "placement.h"
+
+static void
+modulo_prepare(ChashRingSpec *spec)
+{
+	chash_computed_prepare(spec);
+}
+
+static uint32
+modulo_owner(const ChashPlacement *placement, uint64 position)
+{
+	return placement->members[position % (uint32) placement->nactive];
+}
+
+static void
+modulo_preference(const ChashPlacement *placement, uint64 position,
+				  uint32 *out, int n)
+{
+	chash_members_from(placement, (uint32) (position % (uint32) placement->nactive),
+					   out, n);
+}
+
+/*
+ * Exact: the positions p of the 2^bits with p mod n = m are
+ * floor(2^bits / n) and one more for the first 2^bits mod n residues; a
+ * node holds the residues of its member index and of the replicas - 1
+ * before it.
+ */
+static void
+modulo_ownership(const ChashPlacement *placement, int replicas, double *owned)
+{
+	uint32		n = (uint32) placement->nactive;
+	int			bits = placement->spec.key_hash->bits;
+	uint64		max = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
+	uint64		per = max / n;
+	uint64		extra = max % n + 1;	/* residues with one more position */
+
+	if (extra == n)
+	{
+		per++;
+		extra = 0;
+	}
+	for (int k = 0; k < placement->spec.nnodes; k++)
+		owned[k] = 0;
+	for (uint32 m = 0; m < n; m++)
+	{
+		long double count = 0;
+
+		for (int r = 0; r < replicas; r++)
+		{
+			uint32		residue = (m + n - (uint32) r) % n;
+
+			count += (long double) per + (residue < extra ? 1 : 0);
+		}
+		owned[placement->members[m]] = (double) ldexpl(count, -bits);
+	}
+}
+
+const ChashAlgorithm chash_algorithm_modulo = {
+	.name = "modulo",
+	.kind = CHASH_PLACEMENT_COMPUTED,
+	.default_hash = "xxh3_64",
+	.default_vnode_name = "{node}#{i}",
+	.prepare = modulo_prepare,
+	.node_points = chash_computed_node_points,
+	.description = "position mod n over the active nodes in ordinal order (id % n with key hash identity)",
+	.node_points_alone = true,
+	.owner = modulo_owner,
+	.preference = modulo_preference,
+	.ownership = modulo_ownership,
+};

@@ -1,0 +1,263 @@
+/*-------------------------------------------------------------------------
+ *
+ * algo_rendezvous.c
+ *	  The "rendezvous" algorithm: highest random weight, weighted.
+ *
+ * Every active node scores every key, and the highest score owns it
+ * (Thaler and Ravishankar).  A node's draw for a key is
+ * u = (top 53 bits of splitmix64's finalizer of (position XOR h) + 1/2)
+ * / 2^53, in (0, 1), h being the ring's hash of the node's name; its score
+ * is -weight / ln(u), the logarithmic method (Schindelhauer and Schomaker),
+ * which makes shares follow weights exactly.  A key's scores change only
+ * with the node's own weight, so a weight change or a new node moves keys
+ * to or from that node only.  The cost is one draw a node a lookup (on
+ * rings of equal weights, no logarithm: the largest draw wins).
+ *
+ * The preference order is by score, highest first.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "miscadmin.h"
+
+#include "placement.h"
+
+/* What a rendezvous placement keeps, in member order */
+typedef struct RendezvousData
+{
+	uint64	   *seeds;			/* the hash of each member's name */
+	double	   *weights;
+	bool		equal_weights;
+} RendezvousData;
+
+static void
+rendezvous_prepare(ChashRingSpec *spec)
+{
+	chash_computed_prepare(spec);
+}
+
+static void
+rendezvous_build(ChashPlacement *placement)
+{
+	const ChashRingSpec *spec = &placement->spec;
+	RendezvousData *data = palloc(sizeof(RendezvousData));
+	int			n = placement->nactive;
+
+	data->seeds = palloc(sizeof(uint64) * Max(n, 1));
+	data->weights = palloc(sizeof(double) * Max(n, 1));
+	data->equal_weights = true;
+	for (int m = 0; m < n; m++)
+	{
+		const ChashNodeSpec *node = &spec->nodes[placement->members[m]];
+
+		if ((m & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		data->seeds[m] = spec->hash->fn((const unsigned char *) node->name_utf8,
+										node->name_utf8_len);
+		data->weights[m] = node->weight;
+		if (node->weight != spec->nodes[placement->members[0]].weight)
+			data->equal_weights = false;
+	}
+	placement->data = data;
+}
+
+/* A member's draw for a position: 64 well-mixed bits */
+static inline uint64
+rendezvous_draw(uint64 position, uint64 seed)
+{
+	uint64		z = position ^ seed;
+
+	z = (z ^ (z >> 30)) * UINT64CONST(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64CONST(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static inline double
+rendezvous_score(uint64 draw, double weight)
+{
+	double		u = ((double) (draw >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+
+	return -weight / log(u);
+}
+
+/* Whether member a outscores member b (ties: the node first by name) */
+static inline bool
+rendezvous_before(const ChashPlacement *placement, double score_a, uint32 a,
+				  double score_b, uint32 b)
+{
+	if (score_a != score_b)
+		return score_a > score_b;
+	return placement->members[a] < placement->members[b];
+}
+
+static uint32
+rendezvous_owner(const ChashPlacement *placement, uint64 position)
+{
+	const RendezvousData *data = placement->data;
+	uint32		best = 0;
+
+	if (data->equal_weights)
+	{
+		/* -w / ln(u) grows with u: compare the draws themselves */
+		uint64		best_draw = rendezvous_draw(position, data->seeds[0]);
+
+		for (uint32 m = 1; m < (uint32) placement->nactive; m++)
+		{
+			uint64		d = rendezvous_draw(position, data->seeds[m]);
+
+			/* the draw's top 53 bits make u; equal u: the first by name */
+			if ((d >> 11) > (best_draw >> 11) ||
+				((d >> 11) == (best_draw >> 11) &&
+				 placement->members[m] < placement->members[best]))
+			{
+				best = m;
+				best_draw = d;
+			}
+		}
+	}
+	else
+	{
+		double		best_score = rendezvous_score(rendezvous_draw(position, data->seeds[0]),
+												  data->weights[0]);
+
+		for (uint32 m = 1; m < (uint32) placement->nactive; m++)
+		{
+			double		s = rendezvous_score(rendezvous_draw(position, data->seeds[m]),
+											 data->weights[m]);
+
+			if (rendezvous_before(placement, s, m, best_score, best))
+			{
+				best = m;
+				best_score = s;
+			}
+		}
+	}
+	return placement->members[best];
+}
+
+static void
+rendezvous_preference(const ChashPlacement *placement, uint64 position,
+					  uint32 *out, int n)
+{
+	const RendezvousData *data = placement->data;
+	int			nmembers = placement->nactive;
+	double	   *scores = palloc(sizeof(double) * nmembers);
+	uint32	   *top = palloc(sizeof(uint32) * n);
+	int			ntop = 0;
+
+	for (int m = 0; m < nmembers; m++)
+		scores[m] = rendezvous_score(rendezvous_draw(position, data->seeds[m]),
+									 data->weights[m]);
+	/* keep the n best in order, by insertion */
+	for (int m = 0; m < nmembers; m++)
+	{
+		int			at = ntop;
+
+		while (at > 0 && rendezvous_before(placement, scores[m], m,
+										   scores[top[at - 1]], top[at - 1]))
+			at--;
+		if (at >= n)
+			continue;
+		if (ntop < n)
+			ntop++;
+		memmove(top + at + 1, top + at, sizeof(uint32) * (ntop - 1 - at));
+		top[at] = m;
+	}
+	for (int i = 0; i < n; i++)
+		out[i] = placement->members[top[i]];
+	pfree(top);
+	pfree(scores);
+}
+
+/*
+ * A node's share of being among the first 'replicas' by score.  Its
+ * -ln(u) / weight is exponential of rate weight, so with one replica the
+ * share is weight / total weight, and with equal weights replicas / n.
+ * Otherwise it is the integral over t of member i's density at t times the
+ * chance that fewer than 'replicas' others come before t (a Poisson-binomial
+ * count of the others, at each t), summed by the exp-sinh rule (Takahasi
+ * and Mori's double exponential quadrature for (0, infinity)): about 1e-12
+ * relative with these steps, in time n^2 x replicas x steps.
+ */
+#define RENDEZVOUS_STEPS_PER_UNIT 32
+#define RENDEZVOUS_HALF_WIDTH 4
+
+static void
+rendezvous_ownership(const ChashPlacement *placement, int replicas,
+					 double *owned)
+{
+	const RendezvousData *data = placement->data;
+	int			n = placement->nactive;
+	double		total = 0;
+	double		h = 1.0 / RENDEZVOUS_STEPS_PER_UNIT;
+	int			steps = RENDEZVOUS_HALF_WIDTH * RENDEZVOUS_STEPS_PER_UNIT;
+	double	   *count;
+
+	for (int k = 0; k < placement->spec.nnodes; k++)
+		owned[k] = 0;
+	for (int m = 0; m < n; m++)
+		total += data->weights[m];
+	if (replicas == 1 || data->equal_weights || replicas >= n)
+	{
+		for (int m = 0; m < n; m++)
+			owned[placement->members[m]] = replicas >= n ? 1.0 :
+				data->equal_weights ? (double) replicas / n :
+				data->weights[m] / total;
+		return;
+	}
+
+	count = palloc(sizeof(double) * replicas);
+	for (int i = 0; i < n; i++)
+	{
+		double		sum = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int k = -steps; k <= steps; k++)
+		{
+			double		x = k * h;
+			/* t = exp(pi/2 sinh x), in units of the mean weight's time */
+			double		t = exp(M_PI_2 * sinh(x)) * n / total;
+			double		dt = t * M_PI_2 * cosh(x) * h;
+			double		fewer = 0;
+
+			memset(count, 0, sizeof(double) * replicas);
+			count[0] = 1;
+			for (int j = 0; j < n; j++)
+			{
+				double		p;
+
+				if (j == i)
+					continue;
+				p = -expm1(-data->weights[j] * t);
+				for (int c = replicas - 1; c > 0; c--)
+					count[c] = count[c] * (1 - p) + count[c - 1] * p;
+				count[0] *= 1 - p;
+			}
+			for (int c = 0; c < replicas; c++)
+				fewer += count[c];
+			sum += data->weights[i] * exp(-data->weights[i] * t) * fewer * dt;
+		}
+		owned[placement->members[i]] = sum;
+	}
+	pfree(count);
+}
+
+const ChashAlgorithm chash_algorithm_rendezvous = {
+	.name = "rendezvous",
+	.kind = CHASH_PLACEMENT_COMPUTED,
+	.default_hash = "xxh3_64",
+	.default_vnode_name = "{node}#{i}",
+	.prepare = rendezvous_prepare,
+	.node_points = chash_computed_node_points,
+	.description = "highest random weight: each active node scores each key, -weight / ln(draw); the highest owns it",
+	.node_points_alone = true,
+	.names_hashed = true,
+	.weighted = true,
+	.build = rendezvous_build,
+	.owner = rendezvous_owner,
+	.preference = rendezvous_preference,
+	.ownership = rendezvous_ownership,
+};

@@ -1,0 +1,86 @@
+/*-------------------------------------------------------------------------
+ *
+ * hash.h
+ *	  The table of hash functions, and the bytes of text that are hashed.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CHASH_HASH_H
+#define CHASH_HASH_H
+
+#include "chash.h"
+#include "mb/pg_wchar.h"
+
+/*
+ * Hash functions (hash.c).  Every function maps bytes to an unsigned value
+ * of 'bits' bits (32 or 64; 63 for identity, whose keys are integers from
+ * 0 to 2^63 - 1), returned in the low bits of a uint64.
+ */
+typedef uint64 (*ChashHashFn) (const unsigned char *data, size_t len);
+
+typedef struct ChashHashFunction
+{
+	const char *name;
+	int			bits;
+	ChashHashFn fn;
+	const char *description;
+	bool		needs_utf8;		/* input must be UTF-8 (the Java hashes) */
+	bool		integer_keys;	/* takes decimal integers only (identity) */
+} ChashHashFunction;
+
+extern const ChashHashFunction *chash_hash_find(const char *name);
+extern uint32 chash_crc32(const unsigned char *data, size_t len);
+extern void chash_md5(const void *data, size_t len, uint8 digest[16]);
+
+/* The little-endian 32-bit word at p (as ketama reads MD5 digests) */
+static inline uint32
+chash_le32(const uint8 *p)
+{
+	return (uint32) p[0] | ((uint32) p[1] << 8) |
+		((uint32) p[2] << 16) | ((uint32) p[3] << 24);
+}
+extern const ChashHashFunction *chash_hash_get(const char *name);
+extern int	chash_hash_count(void);
+extern const ChashHashFunction *chash_hash_at(int i);
+
+/*
+ * A position on the ring as SQL shows it: a 32-bit value as itself, a
+ * 64-bit one reinterpreted as signed (the convention of hashtextextended).
+ */
+static inline int64
+chash_position_to_int64(uint64 position)
+{
+	return (int64) position;
+}
+
+/* Whether the server encoding's text is hashed as it is (see below) */
+static inline bool
+chash_utf8_as_is(void)
+{
+	int			encoding = GetDatabaseEncoding();
+
+	return encoding == PG_UTF8 || encoding == PG_SQL_ASCII;
+}
+
+/*
+ * Text in the server encoding as the bytes chash hashes: its UTF-8, or the
+ * text itself where no conversion applies (UTF-8 and SQL_ASCII databases;
+ * SQL_ASCII text is taken byte for byte).  Returns s or a palloc'd copy.
+ */
+static inline const char *
+chash_text_bytes(const char *s, int len, int *outlen)
+{
+	char	   *u;
+
+	if (likely(chash_utf8_as_is()))
+	{
+		*outlen = len;
+		return s;
+	}
+	u = pg_server_to_any(s, len, PG_UTF8);
+	/* unconverted, s need not be NUL-terminated */
+	*outlen = (u == s) ? len : (int) strlen(u);
+	return u;
+}
+
+#endif							/* CHASH_HASH_H */

@@ -1,0 +1,225 @@
+--
+-- Placements without points: modulo, jump and rendezvous, and the key
+-- hash identity.  Published vectors where they exist, movement as the
+-- theory says, exact ownership against counts over many keys.
+--
+SET client_encoding = 'UTF8';
+
+--
+-- identity: the key as the integer its decimal digits name
+--
+SELECT k, chash_hash('identity', k) AS position
+FROM (VALUES ('0'), ('7'), ('0042'), ('9223372036854775807')) v(k);
+SELECT chash_hash('identity', '\x313233'::bytea) AS bytea_key;
+SELECT f.bits FROM chash_hash_functions() f WHERE f.name = 'identity';
+-- anything else is an error naming the key
+SELECT chash_hash('identity', '-1');
+SELECT chash_hash('identity', '9223372036854775808');
+SELECT chash_hash('identity', '12a');
+SELECT chash_hash('identity', ' 12');
+SELECT chash_hash('identity', '');
+SELECT chash_hash('identity', 'ñ');
+-- it places keys, never node names or points
+SELECT chash_ring_create('bad', hash => 'identity');
+SELECT chash_ring_create('bad', algorithm => 'rendezvous', hash => 'identity');
+SELECT chash_ring_create('bad', key_hash => 'identity');
+SELECT count(*) AS rings FROM chash.ring_config;
+
+--
+-- modulo: with identity, chash_lookup(ring, id) is id % n
+--
+SELECT chash_ring_create('mod4', algorithm => 'modulo', key_hash => 'identity');
+SELECT chash_node_add('mod4', 'shard' || i) FROM generate_series(0, 3) i;
+SELECT count(*) AS ids,
+	   count(*) FILTER (WHERE chash_lookup('mod4', id) = 'shard' || (id % 4)) AS int4_agree,
+	   count(*) FILTER (WHERE chash_lookup('mod4', id::bigint * 1000003) = 'shard' || ((id::bigint * 1000003) % 4)) AS int8_agree,
+	   count(*) FILTER (WHERE chash_lookup('mod4', id::text) = 'shard' || (id % 4)) AS text_agree
+FROM generate_series(0, 9999) id;
+SELECT chash_lookup('mod4', 9223372036854775807) AS max_id, 9223372036854775807 % 4 AS expected;
+SELECT chash_position('mod4', 12345) AS position;
+-- negative ids have a negative remainder in MySQL and PostgreSQL: refused
+SELECT chash_lookup('mod4', -5);
+SELECT chash_lookup('mod4', 'user-5'::text);
+-- the members are the active nodes in the order they were added (ordinal),
+-- not by name
+SELECT chash_ring_create('mod3', algorithm => 'modulo', key_hash => 'identity');
+SELECT chash_node_add('mod3', n) FROM unnest(ARRAY['c', 'a', 'b']) n;
+SELECT array_agg(chash_lookup('mod3', id) ORDER BY id) AS owners_of_0_to_5
+FROM generate_series(0, 5) id;
+-- preference order: the owner, then the members after it, wrapping
+SELECT id, chash_lookup_n('mod3', id, 3) FROM generate_series(0, 2) id;
+-- a node down leaves the members: id % 2 over c and b
+SELECT chash_node_set('mod3', 'a', state => 'down');
+SELECT array_agg(chash_lookup('mod3', id) ORDER BY id) AS owners_of_0_to_5
+FROM generate_series(0, 5) id;
+SELECT chash_lookup_n('mod3', 1, 3);
+SELECT chash_node_set('mod3', 'a', state => 'active');
+-- exact ownership: counts of positions.  A 32-bit key hash: 2^32 mod 3 = 1,
+-- so member 0 (c) holds one position more than a and b.
+SELECT chash_ring_create('mod3_32', algorithm => 'modulo', hash => 'murmur3_32');
+SELECT chash_node_add('mod3_32', n) FROM unnest(ARRAY['c', 'a', 'b']) n;
+SELECT node, points, owned * 4294967296 AS positions, expected
+FROM chash_ownership('mod3_32') ORDER BY node;
+SELECT node, owned * 4294967296 AS positions FROM chash_ownership('mod3_32', 2) ORDER BY node;
+SELECT node, owned FROM chash_ownership('mod4', 2) ORDER BY node;
+SELECT * FROM chash_ring_stats('mod4');
+-- no points: NULL in the views, no rows from chash_points
+SELECT ring, algorithm, key_hash, nodes, active_nodes, points, problem FROM chash.rings WHERE ring = 'mod4';
+SELECT node, points, ordinal > 0 AS has_ordinal FROM chash.nodes WHERE ring = 'mod4' ORDER BY ordinal;
+SELECT count(*) AS points FROM chash_points('mod4');
+-- modulo on hashed keys: ownership against 1,000,000 keys
+SELECT chash_ring_create('modh', algorithm => 'modulo');
+SELECT chash_node_add('modh', 'm' || i) FROM generate_series(1, 5) i;
+SELECT o.node, round(o.owned::numeric, 6) AS owned,
+	   abs(c.keys / 1e6 - o.owned) < 0.002 AS counted_agrees
+FROM chash_ownership('modh') o
+JOIN (SELECT chash_lookup('modh', 'key-' || i) AS node, count(*) AS keys
+	  FROM generate_series(1, 1000000) i GROUP BY 1) c ON c.node = o.node
+ORDER BY o.node;
+-- adding a fifth shard to id % 4 moves 4/5 of the ids
+SELECT chash_ring_copy('mod4', 'mod5');
+SELECT chash_node_add('mod5', 'shard4');
+SELECT count(*) AS moved,
+	   count(*) FILTER (WHERE m.from_node = 'shard' || (m.key % 4) AND m.to_node = 'shard' || (m.key % 5)) AS as_id_mod_says,
+	   (SELECT count(*) FROM generate_series(0, 9999) id WHERE id % 4 <> id % 5) AS id_mod_differs
+FROM chash_moved_keys('mod4', 'mod5', ARRAY(SELECT generate_series(0, 9999))) m;
+
+-- weights and vnodes do not apply, and say so
+SELECT chash_node_add('mod4', 'heavy', weight => 2);
+SELECT chash_node_set('mod4', 'shard1', weight => 0.5);
+SELECT chash_node_add('mod4', 'many', vnodes => 10);
+INSERT INTO chash.node_config (ring, node, weight) VALUES ('mod4', 'by_dml', 3);
+UPDATE chash.node_config SET vnodes = 3 WHERE ring = 'mod4' AND node = 'shard0';
+SELECT chash_ring_create('bad', algorithm => 'modulo', ketama_variant => 'libmemcached');
+SELECT chash_ring_create('bad', algorithm => 'modulo', ties => 'first');
+SELECT node, weight, vnodes FROM chash.node_config WHERE ring = 'mod4' ORDER BY node;
+-- n beyond the active nodes
+SELECT chash_lookup_n('mod4', 1, 5);
+SELECT * FROM chash_ownership('mod4', 5);
+-- no active node
+SELECT chash_ring_create('empty', algorithm => 'modulo');
+SELECT chash_lookup('empty', 'k');
+SELECT chash_node_add('empty', 'x');
+SELECT chash_node_set('empty', 'x', state => 'down');
+SELECT chash_lookup_n('empty', 'k', 1);
+SELECT node, owned FROM chash_ownership('empty');
+
+--
+-- jump: Lamping and Veach, arXiv 1406.2294.  With identity the key is the
+-- 64-bit input of the paper's function and the owner is the member at the
+-- bucket it returns.  Vectors: dgryski/go-jump's tests, also used by its
+-- ports (e.g. the jump-consistent-hash package for Python), and two of
+-- Microsoft's TypeScript port.
+--
+SELECT chash_ring_create('jump', algorithm => 'jump', key_hash => 'identity');
+SELECT chash_node_add('jump', 'b' || lpad(i::text, 4, '0')) FROM generate_series(0, 1023) i;
+CREATE TEMP TABLE jump_vectors (key bigint, buckets integer, bucket integer, source text);
+INSERT INTO jump_vectors VALUES
+	(1, 1, 0, 'go-jump'),
+	(42, 57, 43, 'go-jump'),
+	(3735883980, 1, 0, 'go-jump (0xDEAD10CC)'),
+	(3735883980, 666, 361, 'go-jump (0xDEAD10CC)'),
+	(256, 1024, 520, 'go-jump, jump-consistent-hash'),
+	(10863919174838991, 11, 6, 'Microsoft TypeScript port'),
+	(2016238256797177309, 11, 3, 'Microsoft TypeScript port');
+-- each vector on a copy of the ring with its number of buckets: the
+-- members are the first nodes added
+CREATE FUNCTION pg_temp.jump_of(key bigint, buckets integer) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	owner text;
+BEGIN
+	PERFORM chash_ring_copy('jump', 'jump_n');
+	DELETE FROM chash.node_config WHERE ring = 'jump_n' AND node >= 'b' || lpad(buckets::text, 4, '0');
+	owner := chash_lookup('jump_n', key);
+	PERFORM chash_ring_drop('jump_n');
+	RETURN owner;
+END
+$$;
+SELECT key, buckets, bucket, source,
+	   pg_temp.jump_of(key, buckets) = 'b' || lpad(bucket::text, 4, '0') AS ok
+FROM jump_vectors ORDER BY buckets, key;
+-- adding a member moves 1/(n+1) of the keys, all to the new one
+SELECT chash_ring_create('j10', algorithm => 'jump');
+SELECT chash_node_add('j10', 'j' || i) FROM generate_series(1, 10) i;
+SELECT chash_ring_copy('j10', 'j11');
+SELECT chash_node_add('j11', 'j11');
+SELECT count(*) AS moved, abs(count(*) / 100000.0 - 1 / 11.0) < 0.005 AS about_one_in_11,
+	   count(*) FILTER (WHERE to_node <> 'j11') AS moved_elsewhere
+FROM chash_moved_keys('j10', 'j11', ARRAY(SELECT 'key-' || i FROM generate_series(1, 100000) i));
+-- removing the last member moves its keys only; removing one in the middle
+-- renumbers the members after it
+SELECT chash_ring_copy('j10', 'j10_last');
+SELECT chash_node_remove('j10_last', 'j10');
+SELECT chash_ring_copy('j10', 'j10_middle');
+SELECT chash_node_remove('j10_middle', 'j5');
+SELECT r.ring, count(*) AS moved, round(count(*) / 100000.0, 2) AS fraction
+FROM (VALUES ('j10_last'), ('j10_middle')) r(ring),
+	 LATERAL chash_moved_keys('j10', r.ring, ARRAY(SELECT 'key-' || i FROM generate_series(1, 100000) i))
+GROUP BY r.ring ORDER BY r.ring;
+-- ownership is 1/n each; against 1,000,000 keys
+SELECT o.node, o.owned, abs(c.keys / 1e6 - o.owned) < 0.002 AS counted_agrees
+FROM chash_ownership('j10') o
+JOIN (SELECT chash_lookup('j10', 'key-' || i) AS node, count(*) AS keys
+	  FROM generate_series(1, 1000000) i GROUP BY 1) c ON c.node = o.node
+ORDER BY o.node;
+-- preference order as modulo's: the owner, then the members after it
+SELECT bool_and(chash_lookup_n('j10', 'key-' || i, 3) =
+				ARRAY[chash_lookup('j10', 'key-' || i),
+					  'j' || (substr(chash_lookup('j10', 'key-' || i), 2)::int % 10 + 1),
+					  'j' || ((substr(chash_lookup('j10', 'key-' || i), 2)::int + 1) % 10 + 1)]) AS walks_on
+FROM generate_series(1, 1000) i;
+SELECT chash_node_add('j10', 'w', weight => 3);
+
+--
+-- rendezvous: weighted highest random weight
+--
+SELECT chash_ring_create('hrw', algorithm => 'rendezvous');
+SELECT chash_node_add('hrw', 'a', weight => 1), chash_node_add('hrw', 'b', weight => 2),
+	   chash_node_add('hrw', 'c', weight => 3), chash_node_add('hrw', 'd', weight => 4);
+-- shares follow weights: exact ownership is weight / total, and 1,000,000
+-- keys agree
+SELECT o.node, o.weight, o.owned, o.expected,
+	   abs(c.keys / 1e6 - o.owned) < 0.002 AS counted_agrees
+FROM chash_ownership('hrw') o
+JOIN (SELECT chash_lookup('hrw', 'key-' || i) AS node, count(*) AS keys
+	  FROM generate_series(1, 1000000) i GROUP BY 1) c ON c.node = o.node
+ORDER BY o.node;
+-- two replicas: the integral against 200,000 keys' first two
+SELECT o.node, round(o.owned::numeric, 4) AS owned,
+	   abs(c.keys / 2e5 - o.owned) < 0.005 AS counted_agrees
+FROM chash_ownership('hrw', 2) o
+JOIN (SELECT unnest(chash_lookup_n('hrw', 'key-' || i, 2)) AS node, count(*) AS keys
+	  FROM generate_series(1, 200000) i GROUP BY 1) c ON c.node = o.node
+ORDER BY o.node;
+SELECT round(sum(owned)::numeric, 9) AS replicas FROM chash_ownership('hrw', 3);
+-- the first of the preference order is the owner; all are distinct
+SELECT bool_and(l[1] = chash_lookup('hrw', 'key-' || i)) AS first_is_owner,
+	   bool_and((SELECT count(DISTINCT x) FROM unnest(l) x) = 4) AS distinct_nodes
+FROM (SELECT i, chash_lookup_n('hrw', 'key-' || i, 4) AS l FROM generate_series(1, 2000) i) s;
+-- a weight change moves keys to or from that node only
+SELECT chash_ring_copy('hrw', 'hrw2');
+SELECT chash_node_set('hrw2', 'b', weight => 5);
+SELECT count(*) > 0 AS some_moved, count(*) FILTER (WHERE to_node <> 'b') AS moved_not_to_b
+FROM chash_moved_keys('hrw', 'hrw2', ARRAY(SELECT 'key-' || i FROM generate_series(1, 20000) i));
+SELECT chash_node_set('hrw2', 'b', weight => 0.5);
+SELECT count(*) > 0 AS some_moved, count(*) FILTER (WHERE from_node <> 'b') AS moved_not_from_b
+FROM chash_moved_keys('hrw', 'hrw2', ARRAY(SELECT 'key-' || i FROM generate_series(1, 20000) i));
+-- an added node takes keys from every other, and only it gains
+SELECT chash_ring_copy('hrw', 'hrw3');
+SELECT chash_node_add('hrw3', 'e', weight => 2.5);
+SELECT count(*) AS moved, count(DISTINCT from_node) AS from_nodes,
+	   count(*) FILTER (WHERE to_node <> 'e') AS moved_elsewhere
+FROM chash_moved_keys('hrw', 'hrw3', ARRAY(SELECT 'key-' || i FROM generate_series(1, 20000) i));
+-- equal weights compare draws without logarithms: the same owners
+SELECT chash_ring_create('hrw_eq', algorithm => 'rendezvous');
+SELECT chash_node_add('hrw_eq', n) FROM unnest(ARRAY['a', 'b', 'c', 'd']) n;
+SELECT chash_ring_copy('hrw_eq', 'hrw_eq2');
+SELECT chash_node_set('hrw_eq2', 'a', weight => 1.0000001);
+SELECT count(*) AS moved FROM chash_moved_keys('hrw_eq', 'hrw_eq2',
+	ARRAY(SELECT 'key-' || i FROM generate_series(1, 20000) i));
+SELECT node, owned FROM chash_ownership('hrw_eq', 2) ORDER BY node;
+-- vnodes do not apply
+SELECT chash_node_add('hrw', 'v', vnodes => 100);
+
+SELECT count(chash_ring_drop(ring)) AS dropped FROM chash.ring_config;
