@@ -61,17 +61,20 @@ jump_preference(const ChashPlacement *placement, uint64 position,
 
 /*
  * Each bucket is equally likely for a uniform key (the paper's theorem):
- * 1/n of the keys each, replicas/n with the preference order above.  This
+ * 1/n of the keys each, and the preference order above from there.  This
  * is the share over uniformly random positions, not a count over the
  * space, which no closed form gives.
  */
 static void
-jump_ownership(const ChashPlacement *placement, int replicas, double *owned)
+jump_ownership(const ChashPlacement *placement, int replicas,
+			   bool distinct_zones, double *owned)
 {
-	for (int k = 0; k < placement->spec.nnodes; k++)
-		owned[k] = 0;
+	long double *share = palloc(sizeof(long double) * placement->nactive);
+
 	for (int m = 0; m < placement->nactive; m++)
-		owned[placement->members[m]] = (double) replicas / placement->nactive;
+		share[m] = 1.0L / placement->nactive;
+	chash_rotation_ownership(placement, replicas, distinct_zones, share, owned);
+	pfree(share);
 }
 
 const ChashAlgorithm chash_algorithm_jump = {

@@ -42,38 +42,28 @@ modulo_preference(const ChashPlacement *placement, uint64 position,
 
 /*
  * Exact: the positions p of the 2^bits with p mod n = m are
- * floor(2^bits / n) and one more for the first 2^bits mod n residues; a
- * node holds the residues of its member index and of the replicas - 1
- * before it.
+ * floor(2^bits / n), and one more for the first 2^bits mod n residues
  */
 static void
-modulo_ownership(const ChashPlacement *placement, int replicas, double *owned)
+modulo_ownership(const ChashPlacement *placement, int replicas,
+				 bool distinct_zones, double *owned)
 {
 	uint32		n = (uint32) placement->nactive;
 	int			bits = placement->spec.key_hash->bits;
 	uint64		max = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
 	uint64		per = max / n;
 	uint64		extra = max % n + 1;	/* residues with one more position */
+	long double *share = palloc(sizeof(long double) * n);
 
 	if (extra == n)
 	{
 		per++;
 		extra = 0;
 	}
-	for (int k = 0; k < placement->spec.nnodes; k++)
-		owned[k] = 0;
 	for (uint32 m = 0; m < n; m++)
-	{
-		long double count = 0;
-
-		for (int r = 0; r < replicas; r++)
-		{
-			uint32		residue = (m + n - (uint32) r) % n;
-
-			count += (long double) per + (residue < extra ? 1 : 0);
-		}
-		owned[placement->members[m]] = (double) ldexpl(count, -bits);
-	}
+		share[m] = ldexpl((long double) per + (m < extra ? 1 : 0), -bits);
+	chash_rotation_ownership(placement, replicas, distinct_zones, share, owned);
+	pfree(share);
 }
 
 const ChashAlgorithm chash_algorithm_modulo = {

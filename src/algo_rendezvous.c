@@ -173,43 +173,160 @@ rendezvous_preference(const ChashPlacement *placement, uint64 position,
 }
 
 /*
- * A node's share of being among the first 'replicas' by score.  Its
- * -ln(u) / weight is exponential of rate weight, so with one replica the
- * share is weight / total weight, and with equal weights replicas / n.
- * Otherwise it is the integral over t of member i's density at t times the
- * chance that fewer than 'replicas' others come before t (a Poisson-binomial
- * count of the others, at each t), summed by the exp-sinh rule (Takahasi
- * and Mori's double exponential quadrature for (0, infinity)): about 1e-12
- * relative with these steps, in time n^2 x replicas x steps.
+ * A node's share of the keys among the first 'replicas' of their
+ * preference order.  A member's -ln(u) / weight is exponential of rate
+ * weight (its "time"; the earliest scores highest), so with one replica the
+ * share is weight / total weight, and with equal weights and no zones
+ * replicas / n.  Otherwise it is an integral over member i's time t, of
+ * groups: the zones with distinct_zones, else each member alone.  The first
+ * of a group by time is picked if fewer than 'replicas' other groups have
+ * their first before t; when the groups are fewer than the replicas, the
+ * others of a group are picked too, the first replicas - groups of them by
+ * time.  Counts of members before t are Poisson-binomial, and the integral
+ * is summed by the exp-sinh rule (Takahasi and Mori's double exponential
+ * quadrature on (0, infinity)), about 1e-12 relative with these steps, in
+ * time n^2 x replicas x steps.
  */
 #define RENDEZVOUS_STEPS_PER_UNIT 32
 #define RENDEZVOUS_HALF_WIDTH 4
 
+/* Add one member, before t with probability p, to counts[0..max] */
+static inline void
+count_add(double *counts, int max, double p)
+{
+	for (int c = max; c > 0; c--)
+		counts[c] = counts[c] * (1 - p) + counts[c - 1] * p;
+	counts[0] *= 1 - p;
+}
+
+/* The integrand of member i's share at time t (see above) */
+static double
+share_at(const ChashPlacement *placement, const uint32 *group, int ngroups,
+		 int i, int replicas, double t, double *scratch)
+{
+	const RendezvousData *data = placement->data;
+	int			n = placement->nactive;
+	double		density = data->weights[i] * exp(-data->weights[i] * t);
+	double	   *firsts = scratch;	/* other groups with a first before t */
+	double		alone = 1;		/* no other of i's group before t */
+	double		result;
+	double		fewer = 0;
+
+	/* picked as the first of its group */
+	memset(firsts, 0, sizeof(double) * replicas);
+	firsts[0] = 1;
+	for (int g = 0; g < ngroups; g++)
+	{
+		double		none = 1;
+
+		for (int j = 0; j < n; j++)
+		{
+			if ((int) group[j] == g && j != i)
+				none *= exp(-data->weights[j] * t);
+		}
+		if (g == (int) group[i])
+			alone = none;
+		else
+			count_add(firsts, replicas - 1, 1 - none);
+	}
+	for (int c = 0; c < replicas; c++)
+		fewer += firsts[c];
+	result = density * alone * fewer;
+
+	/* picked to fill up: fewer groups than replicas, i not its group's first */
+	if (ngroups < replicas)
+	{
+		int			room = replicas - ngroups;	/* the later ones picked */
+		double	   *total = scratch + replicas; /* later ones before t, < room */
+		double	   *within = total + room;	/* members of a group before t */
+		double	   *later = within + room + 2;	/* the group's later ones */
+		double	   *next = later + room;
+
+		memset(total, 0, sizeof(double) * room);
+		total[0] = 1;
+		for (int g = 0; g < ngroups; g++)
+		{
+			/* members of g but i before t, 0 .. room + 1 (more: dropped) */
+			memset(within, 0, sizeof(double) * (room + 2));
+			within[0] = 1;
+			for (int j = 0; j < n; j++)
+			{
+				if ((int) group[j] == g && j != i)
+					count_add(within, room + 1, -expm1(-data->weights[j] * t));
+			}
+			/*
+			 * Of those, all but the first are later ones.  In i's group one
+			 * must have come before i, or i would be the first.
+			 */
+			for (int l = 0; l < room; l++)
+				later[l] = within[l + 1];
+			if (g != (int) group[i])
+				later[0] += within[0];
+			memset(next, 0, sizeof(double) * room);
+			for (int c = 0; c < room; c++)
+			{
+				for (int l = 0; c + l < room; l++)
+					next[c + l] += total[c] * later[l];
+			}
+			memcpy(total, next, sizeof(double) * room);
+		}
+		fewer = 0;
+		for (int c = 0; c < room; c++)
+			fewer += total[c];
+		result += density * fewer;
+	}
+	return result;
+}
+
 static void
 rendezvous_ownership(const ChashPlacement *placement, int replicas,
-					 double *owned)
+					 bool distinct_zones, double *owned)
 {
 	const RendezvousData *data = placement->data;
 	int			n = placement->nactive;
 	double		total = 0;
 	double		h = 1.0 / RENDEZVOUS_STEPS_PER_UNIT;
 	int			steps = RENDEZVOUS_HALF_WIDTH * RENDEZVOUS_STEPS_PER_UNIT;
-	double	   *count;
+	uint32	   *group = palloc(sizeof(uint32) * Max(n, 1));
+	int			ngroups = 0;
+	double	   *scratch;
 
 	for (int k = 0; k < placement->spec.nnodes; k++)
 		owned[k] = 0;
 	for (int m = 0; m < n; m++)
 		total += data->weights[m];
-	if (replicas == 1 || data->equal_weights || replicas >= n)
+	if (replicas >= n || replicas == 1 ||
+		(data->equal_weights && (!distinct_zones || placement->nzones == n)))
 	{
 		for (int m = 0; m < n; m++)
 			owned[placement->members[m]] = replicas >= n ? 1.0 :
-				data->equal_weights ? (double) replicas / n :
-				data->weights[m] / total;
+				replicas == 1 ? data->weights[m] / total :
+				(double) replicas / n;
+		pfree(group);
 		return;
 	}
 
-	count = palloc(sizeof(double) * replicas);
+	/* groups numbered from 0 over the members */
+	for (int m = 0; m < n; m++)
+	{
+		group[m] = ngroups;
+		if (distinct_zones)
+		{
+			for (int e = 0; e < m; e++)
+			{
+				if (placement->zone_of[placement->members[e]] ==
+					placement->zone_of[placement->members[m]])
+				{
+					group[m] = group[e];
+					break;
+				}
+			}
+		}
+		if (group[m] == (uint32) ngroups)
+			ngroups++;
+	}
+
+	scratch = palloc(sizeof(double) * (5 * (replicas + 2)));
 	for (int i = 0; i < n; i++)
 	{
 		double		sum = 0;
@@ -218,31 +335,18 @@ rendezvous_ownership(const ChashPlacement *placement, int replicas,
 		for (int k = -steps; k <= steps; k++)
 		{
 			double		x = k * h;
+
 			/* t = exp(pi/2 sinh x), in units of the mean weight's time */
 			double		t = exp(M_PI_2 * sinh(x)) * n / total;
 			double		dt = t * M_PI_2 * cosh(x) * h;
-			double		fewer = 0;
 
-			memset(count, 0, sizeof(double) * replicas);
-			count[0] = 1;
-			for (int j = 0; j < n; j++)
-			{
-				double		p;
-
-				if (j == i)
-					continue;
-				p = -expm1(-data->weights[j] * t);
-				for (int c = replicas - 1; c > 0; c--)
-					count[c] = count[c] * (1 - p) + count[c - 1] * p;
-				count[0] *= 1 - p;
-			}
-			for (int c = 0; c < replicas; c++)
-				fewer += count[c];
-			sum += data->weights[i] * exp(-data->weights[i] * t) * fewer * dt;
+			sum += share_at(placement, group, ngroups, i, replicas, t,
+							scratch) * dt;
 		}
 		owned[placement->members[i]] = sum;
 	}
-	pfree(count);
+	pfree(scratch);
+	pfree(group);
 }
 
 const ChashAlgorithm chash_algorithm_rendezvous = {

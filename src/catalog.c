@@ -141,7 +141,7 @@ static const char *const ring_columns[] = {
 	"vnode_first", "ketama_variant", "ties", "version"
 };
 static const char *const node_columns[] = {
-	"ring", "node", "weight", "vnodes", "state", "ordinal"
+	"ring", "node", "weight", "vnodes", "state", "ordinal", "zone"
 };
 
 static bool
@@ -396,11 +396,11 @@ static const char *const ring_queries[] = {
 };
 static const char *const node_queries[] = {
 	"SELECT node, weight, coalesce(vnodes, 0),"
-	" state" CHASH_EQ "'active', 0::pg_catalog.int8"
+	" state" CHASH_EQ "'active', 0::pg_catalog.int8, zone"
 	" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 	" WHERE ring" CHASH_EQ "$1",
 	"SELECT node, weight, coalesce(vnodes, 0),"
-	" state" CHASH_EQ "'active', coalesce(ordinal, 0)"
+	" state" CHASH_EQ "'active', coalesce(ordinal, 0), zone"
 	" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 	" WHERE ring" CHASH_EQ "$1",
 };
@@ -478,6 +478,7 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 		n->vnodes = DatumGetInt32(spi_value(row, 3));
 		n->active = DatumGetBool(spi_value(row, 4));
 		n->ordinal = DatumGetInt64(spi_value(row, 5));
+		n->zone = spi_text(row, 6, callercxt);
 	}
 	SPI_finish();
 	if (pushed)

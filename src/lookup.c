@@ -282,14 +282,16 @@ lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 }
 
 /*
- * chash_lookup_n(ring, key, n): the first n distinct nodes of the key's
- * preference order, whose first element is chash_lookup's answer
+ * chash_lookup_n(ring, key, n[, distinct_zones]): the first n distinct
+ * nodes of the key's preference order, whose first element is
+ * chash_lookup's answer; with distinct_zones, picked by zones first
  */
 static pg_attribute_always_inline Datum
 lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 {
 	const ChashPlacement *ring = call_ring(fcinfo);
 	int32		n = PG_GETARG_INT32(2);
+	bool		distinct_zones = PG_NARGS() > 3 && PG_GETARG_BOOL(3);
 	uint64		position;
 	uint32	   *order;
 	Datum	   *nodes;
@@ -310,7 +312,10 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	position = hash_key_arg(ring->spec.key_hash, call_utf8_as_is(fcinfo),
 							fcinfo, 1, type);
 	order = palloc(sizeof(uint32) * n);
-	chash_placement_preference(ring, position, order, n);
+	if (distinct_zones)
+		chash_placement_preference_zones(ring, position, order, n);
+	else
+		chash_placement_preference(ring, position, order, n);
 	nodes = palloc(sizeof(Datum) * n);
 	for (int i = 0; i < n; i++)
 		nodes[i] = PointerGetDatum(chash_node_text(ring, order[i]));

@@ -29,6 +29,8 @@ typedef struct ChashNodeSpec
 	int32		vnodes;			/* the node's own vnodes, 0 if unset */
 	bool		active;
 	int64		ordinal;		/* place in the client's server list */
+	const char *zone;			/* server encoding; NULL: none (a zone of its
+								 * own, for distinct_zones) */
 } ChashNodeSpec;
 
 /*
@@ -138,7 +140,8 @@ typedef struct ChashAlgorithm
 	 * node index owning a position.  preference: the first n distinct
 	 * nodes for a position, the owner first (n at most the members).
 	 * ownership: each node's share of the keys among the first 'replicas'
-	 * of its preference order, into owned[nnodes].
+	 * of their preference order (picked by zones with distinct_zones, as
+	 * chash_zones_pick does), into owned[nnodes].
 	 */
 	void		(*build) (struct ChashPlacement *placement);
 	uint32		(*owner) (const struct ChashPlacement *placement,
@@ -146,7 +149,8 @@ typedef struct ChashAlgorithm
 	void		(*preference) (const struct ChashPlacement *placement,
 							   uint64 position, uint32 *out, int n);
 	void		(*ownership) (const struct ChashPlacement *placement,
-							  int replicas, double *owned);
+							  int replicas, bool distinct_zones,
+							  double *owned);
 } ChashAlgorithm;
 
 extern const ChashAlgorithm *chash_algorithm_find(const char *name);
@@ -192,6 +196,9 @@ typedef struct ChashPlacement
 	/* the active nodes in ordinal order, then name: computed placements */
 	uint32	   *members;
 	const void *data;			/* the algorithm's, made by its build */
+	/* each node's zone, numbered from 0 over the active nodes' zones */
+	uint32	   *zone_of;
+	int			nzones;
 	uint32		npoints;
 	uint64	   *positions;		/* ascending, unsigned */
 	/* node index of each point: 2 bytes where nodes are few enough */
@@ -319,12 +326,27 @@ chash_placement_owner(const ChashPlacement *placement, uint64 position)
 
 extern void chash_placement_preference(const ChashPlacement *placement,
 									   uint64 position, uint32 *out, int n);
+extern void chash_placement_preference_zones(const ChashPlacement *placement,
+											 uint64 position, uint32 *out,
+											 int n);
+extern int	chash_ring_walk_for_zones(const ChashPlacement *ring, uint32 at,
+									  int n, uint32 *order, bool *seen);
+extern int	chash_zones_pick(const ChashPlacement *placement,
+							 const uint32 *order, int norder, uint32 *out,
+							 int n);
 
 /* How much of the hash space each node owns (ownership.c) */
 extern void chash_placement_ownership(const ChashPlacement *placement,
-									  int replicas, double *owned);
+									  int replicas, bool distinct_zones,
+									  double *owned);
+extern void chash_rotation_ownership(const ChashPlacement *placement,
+									 int replicas, bool distinct_zones,
+									 const long double *start_share,
+									 double *owned);
 extern void chash_ring_ownership(const ChashPlacement *ring, int replicas,
 								 double *owned);
+extern void chash_ring_ownership_zones(const ChashPlacement *ring, int replicas,
+									   double *owned);
 extern void chash_ring_expected(const ChashRingSpec *spec, int replicas,
 								double *expected);
 

@@ -32,10 +32,11 @@ report_ring(FunctionCallInfo fcinfo)
 }
 
 /*
- * chash.ring_ownership(ring, replicas, require_active): for every node, its
- * points, the fraction of the hash space whose keys it holds when each key
- * is stored on its first 'replicas' distinct nodes, and the fraction
- * expected of it.  With require_active, a ring with no active node is an
+ * chash.ring_ownership(ring, replicas, require_active, distinct_zones): for
+ * every node, its points, the fraction of the hash space whose keys it
+ * holds when each key is stored on its first 'replicas' distinct nodes
+ * (picked by zones with distinct_zones, as chash_lookup_n does), and the
+ * fraction expected of it (by weight, whatever the zones).  With require_active, a ring with no active node is an
  * error, as for a lookup; the pictures draw one.  (The 1.1 catalog
  * declares the first two arguments only, STRICT.)
  */
@@ -49,6 +50,7 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 	int32		replicas;
 	bool		require_active = PG_NARGS() > 2 && !PG_ARGISNULL(2) &&
 		PG_GETARG_BOOL(2);
+	bool		distinct_zones;
 	double	   *owned;
 	double	   *expected;
 
@@ -60,6 +62,11 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("replicas must not be null")));
+	if (PG_NARGS() > 3 && PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("distinct_zones must not be null")));
+	distinct_zones = PG_NARGS() > 3 && PG_GETARG_BOOL(3);
 	ring = report_ring(fcinfo);
 	replicas = PG_GETARG_INT32(1);
 	if (require_active && ring->nactive == 0)
@@ -76,7 +83,7 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	owned = palloc(sizeof(double) * Max(ring->spec.nnodes, 1));
 	expected = palloc(sizeof(double) * Max(ring->spec.nnodes, 1));
-	chash_placement_ownership(ring, replicas, owned);
+	chash_placement_ownership(ring, replicas, distinct_zones, owned);
 	chash_ring_expected(&ring->spec, replicas, expected);
 	for (int k = 0; k < ring->spec.nnodes; k++)
 	{

@@ -23,6 +23,8 @@
 
 #include "placement.h"
 
+static void assign_zones(ChashPlacement *placement);
+
 static const struct
 {
 	const char *name;
@@ -286,6 +288,7 @@ chash_ring_spec_fingerprint(const ChashRingSpec *spec, uint8 fingerprint[16])
 		fingerprint_bytes(&state, &n->vnodes, sizeof(n->vnodes));
 		fingerprint_bytes(&state, &n->active, sizeof(n->active));
 		fingerprint_bytes(&state, &n->ordinal, sizeof(n->ordinal));
+		fingerprint_string(&state, n->zone);
 	}
 	h = XXH3_128bits_digest(&state);
 	XXH128_canonicalFromHash(&canonical, h);
@@ -548,6 +551,7 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 		*d = *s;
 		d->name = pstrdup(s->name);
 		d->name_utf8 = copy_string(s->name_utf8, s->name, d->name);
+		d->zone = s->zone ? pstrdup(s->zone) : NULL;
 	}
 }
 
@@ -668,6 +672,9 @@ chash_ring_from_points(const ChashRingSpec *spec, ChashPoint *points,
 	}
 	pfree(points);
 	build_buckets(ring, ringcxt);
+	oldcxt = MemoryContextSwitchTo(ringcxt);
+	assign_zones(ring);
+	MemoryContextSwitchTo(oldcxt);
 
 	return ring;
 }
@@ -680,6 +687,67 @@ chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
 	ChashPoint *points = chash_ring_build_points(spec, &npoints);
 
 	return chash_ring_from_points(spec, points, npoints, parent);
+}
+
+/* Active nodes by zone; nodes without one after, by index */
+static int
+zone_cmp(const void *a, const void *b, void *arg)
+{
+	const ChashRingSpec *spec = (const ChashRingSpec *) arg;
+	uint32		ia = *(const uint32 *) a;
+	uint32		ib = *(const uint32 *) b;
+	const char *za = spec->nodes[ia].zone;
+	const char *zb = spec->nodes[ib].zone;
+
+	if (za != NULL && zb != NULL)
+	{
+		int			cmp = strcmp(za, zb);
+
+		if (cmp != 0)
+			return cmp;
+	}
+	else if (za != NULL || zb != NULL)
+		return za != NULL ? -1 : 1;
+	return ia < ib ? -1 : (ia > ib ? 1 : 0);
+}
+
+/*
+ * Number the zones of the active nodes from 0: nodes of one zone share a
+ * number, and a node without a zone has one of its own (so distinct_zones
+ * changes nothing on a ring without zones).  Inactive nodes are never in a
+ * preference order; they get numbers after those.
+ */
+static void
+assign_zones(ChashPlacement *placement)
+{
+	const ChashRingSpec *spec = &placement->spec;
+	uint32	   *order = palloc(sizeof(uint32) * Max(spec->nnodes, 1));
+	int			nactive = 0;
+	int			zone = -1;
+
+	placement->zone_of = palloc(sizeof(uint32) * Max(spec->nnodes, 1));
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		if (spec->nodes[k].active)
+			order[nactive++] = k;
+	}
+	qsort_arg(order, nactive, sizeof(uint32), zone_cmp, (void *) spec);
+	for (int i = 0; i < nactive; i++)
+	{
+		const char *z = spec->nodes[order[i]].zone;
+
+		if (i == 0 || z == NULL || spec->nodes[order[i - 1]].zone == NULL ||
+			strcmp(z, spec->nodes[order[i - 1]].zone) != 0)
+			zone++;
+		placement->zone_of[order[i]] = zone;
+	}
+	placement->nzones = zone + 1;
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		if (!spec->nodes[k].active)
+			placement->zone_of[k] = ++zone;
+	}
+	pfree(order);
 }
 
 /* Members in ordinal order; equal ordinals (plain DML) by name */
@@ -726,6 +794,7 @@ computed_build(const ChashRingSpec *spec, MemoryContext parent)
 	qsort_arg(placement->members, nmembers, sizeof(uint32), member_cmp,
 			  &placement->spec);
 	placement->nactive = nmembers;
+	assign_zones(placement);
 	if (spec->algorithm->build)
 		spec->algorithm->build(placement);
 	MemoryContextSwitchTo(oldcxt);
@@ -779,52 +848,107 @@ chash_placement_preference(const ChashPlacement *placement, uint64 position,
 }
 
 /*
- * chash_ring_find in a bucket of more than CHASH_SMALL_BUCKET points, lo to
- * hi: the owner is at lo to hi (hi: the first point of a later bucket).
- * Positions are uniform, so the key's place in the bucket is about as far
- * into the points as the key is into the bucket's range: count a window of
- * CHASH_BUCKET_WINDOW points around that guess, one cache miss in a big
- * ring.  Where the owner may lie outside the window (a few percent of keys
- * in a 4M-point ring), a binary search over the bucket.  Windows of 8, 16
- * and 32 points took 302, 264 and 289 ms for 1M lookups there.
+ * n nodes of a preference order (order[0..norder-1], distinct nodes in
+ * walk order) into out, zones first: the walk takes each node whose zone
+ * holds no copy yet, until n are taken or every zone holds one, then fills
+ * up with the nodes it skipped, in walk order.  Returns how many it took
+ * (fewer than n only if the order is short).
  */
-uint32
-chash_ring_find_large(const ChashPlacement *ring, uint64 position,
-					  uint32 lo, uint32 hi)
+int
+chash_zones_pick(const ChashPlacement *placement, const uint32 *order,
+				 int norder, uint32 *out, int n)
 {
-	const uint64 *positions = ring->positions;
-	uint32		w = lo;
-	uint32		cnt = 0;
+	bool	   *held = palloc0(sizeof(bool) * Max(placement->nzones, 1));
+	bool	   *taken = palloc0(sizeof(bool) * Max(norder, 1));
+	int			found = 0;
 
-	if (hi - lo > CHASH_BUCKET_WINDOW)
+	for (int i = 0; i < norder && found < n; i++)
 	{
-		uint32		frac = (uint32) ((position << ring->frac_shift) >> 48);
-		uint32		g = lo + (uint32) (((uint64) frac * (hi - lo)) >> 16);
+		uint32		zone = placement->zone_of[order[i]];
 
-		/* a window past hi is right too: points from hi on lie above */
-		if (g - lo > CHASH_BUCKET_WINDOW / 2)
-			w = g - CHASH_BUCKET_WINDOW / 2;
-	}
-	/* the owner's cache line, fetched alongside the window's */
-	if (ring->owners16)
-		__builtin_prefetch(&ring->owners16[w + CHASH_BUCKET_WINDOW / 2]);
-	for (int j = 0; j < CHASH_BUCKET_WINDOW; j++)
-		cnt += positions[w + j] < position;
-	/* the owner is in the window if points fall below and above the key */
-	if (likely((cnt > 0 || w == lo) &&
-			   (cnt < CHASH_BUCKET_WINDOW || w + CHASH_BUCKET_WINDOW >= hi)))
-		lo = w + cnt;
-	else
-	{
-		while (lo < hi)
+		if (!held[zone])
 		{
-			uint32		mid = lo + (hi - lo) / 2;
-
-			if (positions[mid] < position)
-				lo = mid + 1;
-			else
-				hi = mid;
+			held[zone] = true;
+			taken[i] = true;
+			out[found++] = order[i];
 		}
 	}
-	return lo == ring->npoints ? 0 : lo;
+	for (int i = 0; i < norder && found < n; i++)
+	{
+		if (!taken[i])
+			out[found++] = order[i];
+	}
+	pfree(taken);
+	pfree(held);
+	return found;
+}
+
+/*
+ * A ring's distinct nodes in walk order from point 'at', as far as a pick
+ * of n by zones needs: until n zones are met, or every zone is and n nodes
+ * are.  Returns their number; order has room for the active nodes, seen
+ * for every node, all false, and is left so.
+ */
+int
+chash_ring_walk_for_zones(const ChashPlacement *ring, uint32 at, int n,
+					uint32 *order, bool *seen)
+{
+	int			norder = 0;
+	int			nzones = 0;
+	bool	   *zone_met = palloc0(sizeof(bool) * Max(ring->nzones, 1));
+
+	for (uint32 step = 0; step < ring->npoints; step++)
+	{
+		uint32		owner = chash_ring_owner(ring, at);
+
+		if (!seen[owner])
+		{
+			seen[owner] = true;
+			order[norder++] = owner;
+			if (!zone_met[ring->zone_of[owner]])
+			{
+				zone_met[ring->zone_of[owner]] = true;
+				nzones++;
+			}
+			if (nzones >= n || (nzones == ring->nzones && norder >= n))
+				break;
+		}
+		if (++at == ring->npoints)
+			at = 0;
+	}
+	for (int i = 0; i < norder; i++)
+		seen[order[i]] = false;
+	pfree(zone_met);
+	return norder;
+}
+
+/*
+ * The first n nodes of a position's preference order with distinct zones:
+ * chash_zones_pick over the placement's preference order
+ */
+void
+chash_placement_preference_zones(const ChashPlacement *placement,
+								 uint64 position, uint32 *out, int n)
+{
+	uint32	   *order = palloc(sizeof(uint32) * placement->nactive);
+	int			norder;
+
+	Assert(n >= 1 && n <= placement->nactive);
+	if (placement->kind == CHASH_PLACEMENT_POINTS)
+	{
+		bool	   *seen = palloc0(sizeof(bool) * placement->spec.nnodes);
+
+		norder = chash_ring_walk_for_zones(placement,
+										   chash_ring_find(placement, position),
+										   n, order, seen);
+		pfree(seen);
+	}
+	else
+	{
+		norder = placement->nactive;
+		chash_placement_preference(placement, position, order, norder);
+	}
+	norder = chash_zones_pick(placement, order, norder, out, n);
+	Assert(norder == n);
+	pfree(order);
 }

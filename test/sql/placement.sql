@@ -222,4 +222,94 @@ SELECT node, owned FROM chash_ownership('hrw_eq', 2) ORDER BY node;
 -- vnodes do not apply
 SELECT chash_node_add('hrw', 'v', vnodes => 100);
 
+--
+-- Zone-aware replicas, for every algorithm: chash_lookup_n(..., true)
+-- takes nodes of zones that hold no copy yet first, then the others in
+-- preference order; chash_ownership(ring, replicas, true) is exact.
+--
+CREATE TEMP TABLE zoned (node text, zone text, weight float8);
+INSERT INTO zoned VALUES ('n1', 'east', 1), ('n2', 'east', 2), ('n3', 'east', 1),
+	('n4', 'west', 1.5), ('n5', 'west', 1), ('n6', 'north', 3);
+CREATE FUNCTION pg_temp.zoned_ring(ring text, algorithm text, weighted boolean) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM chash_ring_create(ring, algorithm => algorithm);
+	PERFORM chash_node_add(ring, z.node, weight => CASE WHEN weighted THEN z.weight ELSE 1 END,
+						   zone => z.zone)
+	FROM zoned z ORDER BY z.node;
+END
+$$;
+SELECT pg_temp.zoned_ring('z_ring', 'ring', true), pg_temp.zoned_ring('z_ketama', 'ketama', true),
+	   pg_temp.zoned_ring('z_modulo', 'modulo', false), pg_temp.zoned_ring('z_jump', 'jump', false),
+	   pg_temp.zoned_ring('z_hrw', 'rendezvous', true);
+CREATE TEMP TABLE zone_rings AS
+	SELECT ring FROM chash.ring_config WHERE ring LIKE 'z\_%' ORDER BY ring;
+-- the first is the owner; 3 copies are in 3 zones; a 4th is one of the
+-- nodes skipped, the first of them in preference order
+CREATE FUNCTION pg_temp.zones_of(nodes text[]) RETURNS text[]
+LANGUAGE sql AS $$
+	SELECT array_agg(z.zone ORDER BY u.i) FROM unnest(nodes) WITH ORDINALITY u(node, i)
+	JOIN zoned z ON z.node = u.node
+$$;
+SELECT r.ring,
+	   bool_and(l3[1] = chash_lookup(r.ring, 'key-' || i)) AS first_is_owner,
+	   bool_and((SELECT count(DISTINCT z) FROM unnest(pg_temp.zones_of(l3)) z) = 3) AS three_zones,
+	   bool_and(l4[1:3] = l3) AS four_begins_with_three,
+	   bool_and(l4[4] = (SELECT x FROM unnest(chash_lookup_n(r.ring, 'key-' || i, 6)) WITH ORDINALITY u(x, o)
+						 WHERE x <> ALL (l3) ORDER BY o LIMIT 1)) AS fourth_is_first_skipped,
+	   bool_and((SELECT array_agg(x ORDER BY x) FROM unnest(chash_lookup_n(r.ring, 'key-' || i, 6, true)) x) =
+				ARRAY['n1', 'n2', 'n3', 'n4', 'n5', 'n6']) AS all_six,
+	   count(*) FILTER (WHERE (SELECT count(DISTINCT z) FROM unnest(pg_temp.zones_of(chash_lookup_n(r.ring, 'key-' || i, 3))) z) < 3) > 0 AS plain_walk_repeats_zones
+FROM zone_rings r,
+	 LATERAL (SELECT i, chash_lookup_n(r.ring, 'key-' || i, 3, true) AS l3,
+					 chash_lookup_n(r.ring, 'key-' || i, 4, true) AS l4
+			  FROM generate_series(1, 2000) i) s
+GROUP BY r.ring ORDER BY r.ring;
+-- exact ownership by zones against 200,000 keys' copies
+SELECT r.ring, o.node, round(o.owned::numeric, 4) AS owned,
+	   abs(coalesce(c.keys, 0) / 2e5 - o.owned) < 0.006 AS counted_agrees
+FROM zone_rings r,
+	 LATERAL chash_ownership(r.ring, 3, true) o
+LEFT JOIN LATERAL (SELECT count(*) AS keys FROM generate_series(1, 200000) i
+				   WHERE o.node = ANY (chash_lookup_n(r.ring, 'key-' || i, 3, true))) c ON true
+ORDER BY r.ring, o.node;
+SELECT r.ring, round(sum(o.owned)::numeric, 9) AS copies
+FROM zone_rings r, LATERAL chash_ownership(r.ring, 3, true) o GROUP BY r.ring ORDER BY r.ring;
+-- north's only node holds a copy of every key once three are asked for
+SELECT r.ring, round(o.owned::numeric, 9) AS owned
+FROM zone_rings r, LATERAL chash_ownership(r.ring, 3, true) o WHERE o.node = 'n6' ORDER BY r.ring;
+-- fewer zones than copies: each zone once, then the rest in order
+UPDATE chash.node_config SET zone = 'east' WHERE zone = 'north';
+SELECT r.ring,
+	   bool_and(l[1] <> l[2]) AS first_two_in_two_zones,
+	   bool_and((SELECT count(DISTINCT z) FROM unnest(l) z) = 2) AS both_zones_only
+FROM zone_rings r,
+	 LATERAL (SELECT (SELECT array_agg(n.zone ORDER BY u.o)
+					  FROM unnest(chash_lookup_n(r.ring, 'key-' || i, 4, true)) WITH ORDINALITY u(x, o)
+					  JOIN chash.node_config n ON n.ring = r.ring AND n.node = u.x) AS l
+			  FROM generate_series(1, 500) i) s
+GROUP BY r.ring ORDER BY r.ring;
+SELECT r.ring, o.node, round(o.owned::numeric, 4) AS owned,
+	   abs(coalesce(c.keys, 0) / 1e5 - o.owned) < 0.008 AS counted_agrees
+FROM zone_rings r,
+	 LATERAL chash_ownership(r.ring, 4, true) o
+LEFT JOIN LATERAL (SELECT count(*) AS keys FROM generate_series(1, 100000) i
+				   WHERE o.node = ANY (chash_lookup_n(r.ring, 'key-' || i, 4, true))) c ON true
+WHERE r.ring IN ('z_hrw', 'z_ring')
+ORDER BY r.ring, o.node;
+-- without zones distinct_zones changes nothing: each node is a zone of its own
+UPDATE chash.node_config SET zone = NULL WHERE ring LIKE 'z\_%';
+SELECT r.ring,
+	   bool_and(chash_lookup_n(r.ring, 'key-' || i, 3, true) = chash_lookup_n(r.ring, 'key-' || i, 3)) AS same
+FROM zone_rings r, generate_series(1, 1000) i GROUP BY r.ring ORDER BY r.ring;
+SELECT r.ring, bool_and(a.owned = b.owned) AS same_ownership
+FROM zone_rings r
+JOIN LATERAL chash_ownership(r.ring, 2, true) a ON true
+JOIN LATERAL chash_ownership(r.ring, 2, false) b ON b.node = a.node
+GROUP BY r.ring ORDER BY r.ring;
+-- NULL and out-of-range arguments
+SELECT chash_lookup_n('z_ring', 'k', 2, NULL) IS NULL AS strict;
+SELECT * FROM chash_ownership('z_ring', 2, NULL);
+SELECT chash_lookup_n('z_ring', 'k', 7, true);
+
 SELECT count(chash_ring_drop(ring)) AS dropped FROM chash.ring_config;
