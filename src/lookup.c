@@ -515,6 +515,38 @@ chash_ring_problem(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(problem));
 }
 
+/*
+ * chash.placement_members(ring): the members of a computed placement (the
+ * active nodes in the order owners are numbered) and their numbers from 0;
+ * no rows for rings of points
+ */
+PG_FUNCTION_INFO_V1(chash_placement_members);
+
+Datum
+chash_placement_members(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	uint64		generation;
+	const ChashPlacement *placement;
+
+	placement = chash_cache_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+									 GetActiveSnapshot(), &generation);
+	InitMaterializedSRF(fcinfo, 0);
+	if (placement->kind == CHASH_PLACEMENT_POINTS)
+		return (Datum) 0;
+	for (int m = 0; m < placement->nactive; m++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = PointerGetDatum(chash_node_text(placement, placement->members[m]));
+		values[1] = Int32GetDatum(m);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
 /* chash_hash_functions(): the hash functions chash knows */
 PG_FUNCTION_INFO_V1(chash_hash_functions);
 

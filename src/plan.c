@@ -28,13 +28,25 @@ typedef struct PlanRings
 	const ChashPlacement *to;
 } PlanRings;
 
+/* Whether two placements can be compared range by range, and why not */
+static bool
+plan_by_ranges(const PlanRings *rings, const ChashPlacement **no_points)
+{
+	*no_points = rings->from->kind != CHASH_PLACEMENT_POINTS ? rings->from :
+		rings->to->kind != CHASH_PLACEMENT_POINTS ? rings->to : NULL;
+	return *no_points == NULL &&
+		rings->from->spec.key_hash == rings->to->spec.key_hash;
+}
+
 /*
  * The rings of arguments 0 and 1, as the active snapshot sees them: both
- * exist, are not the same ring, and hash keys alike.
+ * exist and are not the same ring.  With ranges, they must be rings of
+ * points that hash keys alike: plans key by key compare any two.
  */
 static PlanRings
-plan_rings(FunctionCallInfo fcinfo)
+plan_rings(FunctionCallInfo fcinfo, bool ranges)
 {
+	const ChashPlacement *no_points;
 	text	   *from_name;
 	text	   *to_name;
 	PlanRings	rings;
@@ -70,6 +82,16 @@ plan_rings(FunctionCallInfo fcinfo)
 	} while (generation_from != chash_cache_generation ||
 			 generation_to != chash_cache_generation);
 
+	if (!ranges || plan_by_ranges(&rings, &no_points))
+		return rings;
+	if (no_points != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("rings \"%s\" and \"%s\" cannot be compared range by range",
+						rings.from->spec.name, rings.to->spec.name),
+				 errdetail("Ring \"%s\" uses algorithm \"%s\", which places keys without points.",
+						   no_points->spec.name, no_points->spec.algorithm->name),
+				 errhint("Compare them key by key: chash_moved_keys(), or chash_move_summary() with a relation.")));
 	if (rings.from->spec.key_hash != rings.to->spec.key_hash)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -100,9 +122,26 @@ PG_FUNCTION_INFO_V1(chash_plan_key_hash);
 Datum
 chash_plan_key_hash(PG_FUNCTION_ARGS)
 {
-	PlanRings	rings = plan_rings(fcinfo);
+	PlanRings	rings = plan_rings(fcinfo, true);
 
 	PG_RETURN_TEXT_P(cstring_to_text(rings.from->spec.key_hash->name));
+}
+
+/*
+ * chash.plan_kind(from_ring, to_ring): how a plan between the rings
+ * chooses its keys, after the checks of every plan: 'ranges' of positions
+ * (rings of points hashing keys alike), or 'keys', one lookup in each ring
+ */
+PG_FUNCTION_INFO_V1(chash_plan_kind);
+
+Datum
+chash_plan_kind(PG_FUNCTION_ARGS)
+{
+	PlanRings	rings = plan_rings(fcinfo, false);
+	const ChashPlacement *no_points;
+
+	PG_RETURN_TEXT_P(cstring_to_text(plan_by_ranges(&rings, &no_points) ?
+									 "ranges" : "keys"));
 }
 
 /* What the sweep writes ranges into */
@@ -200,13 +239,13 @@ emit_range(void *arg, uint64 lo, uint64 hi, uint32 owner_from, uint32 owner_to)
  * values.
  */
 static void
-ring_ranges(FunctionCallInfo fcinfo, bool moved_only)
+ranges_of(FunctionCallInfo fcinfo, PlanRings rings, bool moved_only)
 {
 	RangeOutput out;
 	int			bits;
 	uint64		max;
 
-	out.rings = plan_rings(fcinfo);
+	out.rings = rings;
 	out.moved_only = moved_only;
 	out.pending = false;
 	out.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -236,6 +275,39 @@ ring_ranges(FunctionCallInfo fcinfo, bool moved_only)
 							emit_range, &out);
 	flush_range(&out);
 	pfree(out.to_of_from);
+}
+
+static void
+ring_ranges(FunctionCallInfo fcinfo, bool moved_only)
+{
+	ranges_of(fcinfo, plan_rings(fcinfo, true), moved_only);
+}
+
+/*
+ * chash.ring_node_ranges(ring): a ring's ranges of positions and their
+ * owners (as chash.ring_ranges of the ring against itself), for plans that
+ * choose the keys of one node in a client; no rows for placements without
+ * points
+ */
+PG_FUNCTION_INFO_V1(chash_ring_node_ranges);
+
+Datum
+chash_ring_node_ranges(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	uint64		generation;
+	PlanRings	rings;
+
+	rings.from = chash_cache_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+									  GetActiveSnapshot(), &generation);
+	rings.to = rings.from;
+	if (rings.from->kind != CHASH_PLACEMENT_POINTS)
+	{
+		InitMaterializedSRF(fcinfo, 0);
+		return (Datum) 0;
+	}
+	ranges_of(fcinfo, rings, false);
+	return (Datum) 0;
 }
 
 /* chash_moved_ranges(from_ring, to_ring): the ranges whose owner changes */

@@ -104,8 +104,27 @@ JOIN chash.nodes o ON o.ring = 'users' AND o.node = copies[1]
 JOIN chash.nodes r ON r.ring = 'users' AND r.node = copies[2]
 ORDER BY id;
 \set ECHO none
-\echo 'Zones are labels only: chash_lookup_n does not look at them, so both copies of'
-\echo 'a key can end up in the same zone, as for some keys above.'
+\echo 'Walking on, both copies of a key can end up in one zone, as for some keys'
+\echo 'above.  With distinct_zones the walk first takes shards of zones that hold no'
+\echo 'copy yet; the owner stays the same:'
+\echo
+\set ECHO queries
+SELECT id, copies[1] AS owner, o.zone AS "owner zone",
+       copies[2] AS replica, r.zone AS "replica zone"
+FROM (SELECT id, chash_lookup_n('users', id, 2, distinct_zones => true) AS copies
+      FROM accounts WHERE id <= 5) AS k
+JOIN chash.nodes o ON o.ring = 'users' AND o.node = copies[1]
+JOIN chash.nodes r ON r.ring = 'users' AND r.node = copies[2]
+ORDER BY id;
+SELECT count(*) FILTER (WHERE o.zone = r.zone) AS "same zone, walking on",
+       count(*) FILTER (WHERE oz.zone = rz.zone) AS "same zone, distinct_zones"
+FROM (SELECT chash_lookup_n('users', id, 2) AS walk,
+             chash_lookup_n('users', id, 2, true) AS zoned FROM accounts) k
+JOIN chash.nodes o ON o.ring = 'users' AND o.node = walk[1]
+JOIN chash.nodes r ON r.ring = 'users' AND r.node = walk[2]
+JOIN chash.nodes oz ON oz.ring = 'users' AND oz.node = zoned[1]
+JOIN chash.nodes rz ON rz.ring = 'users' AND rz.node = zoned[2];
+\set ECHO none
 
 \echo
 \echo '=== 4. Adding a fifth shard =================================================='
@@ -128,35 +147,56 @@ FROM accounts GROUP BY shard ORDER BY shard;
 \set ECHO none
 \echo 'On the diagonal the keys that stayed; the only other column is the new shard.'
 \echo
-\echo 'Compare with modulo sharding, shard = hash % n, going from 4 to 5 shards:'
+\echo 'Compare with the split most sharding starts from, shard = id % n: a ring of'
+\echo 'algorithm modulo on the key hash identity (the id is its own position), going'
+\echo 'from 4 to 5 shards, and jump consistent hash over the same shards:'
 \echo
 \set ECHO queries
-WITH placement AS (
-    SELECT id, shard, new_shard,
-           abs(chash_hash('xxh3_64', id::text)) % 4 AS mod4,
-           abs(chash_hash('xxh3_64', id::text)) % 5 AS mod5
-    FROM accounts
-)
-SELECT 'chash ring' AS scheme,
-       count(*) FILTER (WHERE new_shard <> shard) AS moved,
-       round(100.0 * count(*) FILTER (WHERE new_shard <> shard) / count(*), 2)
-           AS "moved %",
-       20.00 AS "ideal % (1/5)",
-       count(*) FILTER (WHERE new_shard <> shard AND new_shard <> 'pg-shard-5')
-           AS "moved between old shards"
-FROM placement
-UNION ALL
-SELECT 'hash % n',
-       count(*) FILTER (WHERE mod5 <> mod4),
-       round(100.0 * count(*) FILTER (WHERE mod5 <> mod4) / count(*), 2),
-       20.00,
-       count(*) FILTER (WHERE mod5 <> mod4 AND mod5 <> 4)
-FROM placement;
+\o /dev/null
+SELECT chash_ring_create('users_mod', algorithm => 'modulo', key_hash => 'identity');
+SELECT chash_node_add('users_mod', 'pg-shard-' || i) FROM generate_series(1, 4) i;
+SELECT chash_ring_copy('users_mod', 'users_mod5');
+SELECT chash_node_add('users_mod5', 'pg-shard-5');
+SELECT chash_ring_create('users_jump', algorithm => 'jump');
+SELECT chash_node_add('users_jump', 'pg-shard-' || i) FROM generate_series(1, 4) i;
+SELECT chash_ring_copy('users_jump', 'users_jump5');
+SELECT chash_node_add('users_jump5', 'pg-shard-5');
+\o
+SELECT id, id % 4 AS "id % 4", chash_lookup('users_mod', id) AS "users_mod",
+       chash_lookup('users_mod5', id) AS "users_mod5"
+FROM accounts WHERE id <= 5 ORDER BY id;
+SELECT s.scheme, count(m.*) AS moved,
+       round(100.0 * count(m.*) / 100000, 2) AS "moved %", 20.00 AS "ideal % (1/5)",
+       count(m.*) FILTER (WHERE m.to_node <> 'pg-shard-5') AS "moved between old shards"
+FROM (VALUES ('chash ring', 'users', NULL), ('id % n', 'users_mod', 'users_mod5'),
+             ('jump', 'users_jump', 'users_jump5')) AS s(scheme, from_ring, to_ring)
+LEFT JOIN LATERAL (
+    SELECT a.shard AS from_node, a.new_shard AS to_node FROM accounts a
+    WHERE s.to_ring IS NULL AND a.new_shard <> a.shard
+    UNION ALL
+    SELECT k.from_node, k.to_node
+    FROM chash_moved_keys(s.from_ring, s.to_ring, 'accounts', 'id')
+        AS k(key bigint, from_node text, to_node text)
+    WHERE s.to_ring IS NOT NULL) m ON true
+GROUP BY s.scheme ORDER BY min(s.from_ring);
 \set ECHO none
 \echo 'With the ring, every moved key went to pg-shard-5 (0 moved between old shards),'
 \echo 'and close to one key in five moved: the least that gives the new shard its fair'
-\echo 'share.  With hash % n four keys in five change shard, most of them between'
+\echo 'share.  With id % n four keys in five change shard, most of them between'
 \echo 'shards that were there all along: nearly the whole data set would be copied.'
+\echo 'Jump hash moves as little as the ring, and evenly without vnodes, but its'
+\echo 'shards are numbers: it grows and shrinks cheaply at the end only.'
+\echo
+\echo 'Plans go between any two schemes: leaving id % 4 for the ring of five, key by'
+\echo 'key, these are the rows that would move:'
+\echo
+\set ECHO queries
+SELECT from_node, to_node, keys
+FROM chash_move_summary('users_mod', 'users', 'accounts', 'id')
+WHERE from_node <> to_node ORDER BY from_node, to_node LIMIT 6;
+SELECT sum(keys) FILTER (WHERE from_node <> to_node) AS "rows moved", sum(keys) AS rows
+FROM chash_move_summary('users_mod', 'users', 'accounts', 'id');
+\set ECHO none
 
 \echo
 \echo '=== 5. Weights and failures =================================================='

@@ -32,6 +32,13 @@
 #     none is missing; every id is in the shard of its node on the to ring;
 #     no row changed (id, sku, qty); shard1 and shard2 lost exactly the
 #     ids moved from db1 and db2, and gained none.
+# Two changes of scheme besides: ids split by id % 2 (ring of algorithm
+# modulo on key hash identity, db1 and db2) moved to a ring of three, one
+# with key hash crc32 (the plan chooses rows by MySQL's MOD(`id`, 2) and
+# CRC32(`id`) ranges) and one with xxh3_64 (key lists).  Keys move between
+# all the shards there, so the check that moved keys go to db3 is left out;
+# the items are those with ids from 0 up (nonneg.items: MOD() of a negative
+# id names no shard).
 # Besides:
 #   - crc32 has vnodes 170, so that the range across 0 moves (in two
 #     halves, from 0 and up to 4294967295), with keys in it;
@@ -203,6 +210,13 @@ INSERT INTO items
 		   ((id % 997 + 997) % 997)::integer
 	FROM ids;
 ANALYZE items;
+-- a table split by id % n has ids from 0 up (MOD() of a negative id is
+-- negative, and names no shard): the same items without the negative ones,
+-- for the modulo scenarios, which read it through their search_path
+CREATE SCHEMA nonneg;
+CREATE TABLE nonneg.items AS SELECT * FROM items WHERE id >= 0;
+ALTER TABLE nonneg.items ADD PRIMARY KEY (id);
+ANALYZE nonneg.items;
 
 -- the databases and tables the nodes' targets name
 CREATE TABLE shards (node text PRIMARY KEY, shard text NOT NULL);
@@ -211,7 +225,9 @@ INSERT INTO shards VALUES ('db1', 'shard1'), ('db2', 'shard2'), ('db3', 'shard3'
 -- the shards' rows, as dumped from MariaDB
 CREATE TABLE dump (phase text, shard text, id bigint, sku text, qty integer);
 
--- Every check with the number of its violations: all must be 0
+-- Every check with the number of its violations: all must be 0.  new_node
+-- NULL: a change of scheme, where keys move between every pair of nodes
+-- (the first check is then left out).  items is the search_path's.
 CREATE FUNCTION checks(r_from text, r_to text, new_node text, before text, after text)
 RETURNS TABLE (name text, bad bigint) LANGUAGE sql AS $$
 WITH moved AS (
@@ -230,6 +246,7 @@ WITH moved AS (
 )
 SELECT 'moved keys go to ' || new_node,
 	   (SELECT count(*) FROM moved WHERE to_node IS DISTINCT FROM new_node)
+WHERE new_node IS NOT NULL
 UNION ALL
 SELECT 'moved keys are the keys chash_lookup moves',
 	   (SELECT count(*) FROM moved m
@@ -242,10 +259,12 @@ SELECT 'before: shards hold items as the from ring routes them',
 		WHERE b.id IS NULL OR r.id IS NULL
 		   OR (b.shard, b.sku, b.qty) IS DISTINCT FROM (r.from_shard, r.sku, r.qty))
 UNION ALL
-SELECT 'after: the new shard holds exactly the moved ids',
-	   (SELECT count(*) FROM (SELECT id FROM a JOIN shards s USING (shard) WHERE s.node = new_node) n
-		FULL JOIN moved m ON m.key = n.id
-		WHERE n.id IS NULL OR m.key IS NULL)
+SELECT 'after: each shard gained exactly the ids moved to it',
+	   (SELECT count(*) FROM
+		(SELECT shard, id FROM a EXCEPT SELECT shard, id FROM b) gained
+		FULL JOIN (SELECT s.shard, m.key AS id FROM moved m JOIN shards s ON s.node = m.to_node) mv
+		USING (shard, id)
+		WHERE gained.id IS NULL OR mv.id IS NULL)
 UNION ALL
 SELECT 'after: ids in two shards', (SELECT count(*) - count(DISTINCT id) FROM a)
 UNION ALL
@@ -260,15 +279,12 @@ SELECT 'after: rows changed',
 							  UNION ALL
 							  (SELECT id, sku, qty FROM items EXCEPT ALL SELECT id, sku, qty FROM a)) d)
 UNION ALL
-SELECT 'after: old shards lost exactly the ids moved from them, gained none',
+SELECT 'after: each shard lost exactly the ids moved from it',
 	   (SELECT count(*) FROM
-		((SELECT shard, id FROM b WHERE shard <> (SELECT shard FROM shards WHERE node = new_node)
-		  EXCEPT SELECT shard, id FROM a) lost
+		((SELECT shard, id FROM b EXCEPT SELECT shard, id FROM a) lost
 		 FULL JOIN (SELECT s.shard, m.key AS id FROM moved m JOIN shards s ON s.node = m.from_node) mv
 		 USING (shard, id))
 		WHERE lost.id IS NULL OR mv.id IS NULL)
-	 + (SELECT count(*) FROM (SELECT shard, id FROM a WHERE shard <> (SELECT shard FROM shards WHERE node = new_node)
-							  EXCEPT SELECT shard, id FROM b) gained)
 $$;
 SQL
 [ "$(pg -c "SELECT count(*) FROM items")" = "$nrows" ] || {
@@ -289,11 +305,12 @@ dump_shards() {	# PHASE: all the shards' rows into the table dump
 # checks pass, else every check; non-zero if any failed, or if the checks
 # could not run (it is called as `run_checks ... || failed=1`, where set -e
 # does not hold: a failing query must not read as no failure)
-nchecks=9
 run_checks() {
-	local out
+	local out new_node=${6:-db3} nchecks=9
+	[ "$new_node" != NULL ] || nchecks=8
+	[ "$new_node" = NULL ] || new_node="'$new_node'"
 	if ! out=$(pg -c "SELECT format('%-70s %s', name || ':', CASE WHEN bad = 0 THEN 'ok' ELSE bad || ' FAILED' END)
-					  FROM checks('$2', '$3', 'db3', '$4', '$5')"); then
+					  FROM checks('$2', '$3', $new_node, '$4', '$5')"); then
 		echo "  $1: checks: the check query failed FAILED"
 		return 1
 	fi
@@ -367,20 +384,29 @@ guard_test() {
 failed=0
 summary=()
 
-# scenario LABEL FROM TO KIND GUARD EXTRAS CREATE: KIND is the predicate
-# the plan must use: crc32, md5 or keys; GUARD a guard test (stray,
-# trigger) or none; EXTRAS, comma-separated: wrap (the range across 0
-# moves), rerun (run the plan a second time), selftest (the checks can
-# fail), or none
+# scenario LABEL FROM TO KIND GUARD EXTRAS CREATE [CREATE_TO]: KIND is the
+# predicate the plan must use: crc32, md5, keys, or mod (MOD() on the from
+# ring, CRC32() on the to ring); GUARD a guard test (stray, trigger) or
+# none; EXTRAS, comma-separated: wrap (the range across 0 moves), rerun
+# (run the plan a second time), selftest (the checks can fail), or none.
+# The to ring is a copy of the from ring with db3 added, or, with
+# CREATE_TO, a ring of another scheme with db1, db2 and db3.
 scenario() {
-	local label=$1 from=$2 to=$3 kind=$4 guard=$5 extras=,$6, create=$7 t0 t_plan t_run n
-	echo "== $label: $create"
+	local label=$1 from=$2 to=$3 kind=$4 guard=$5 extras=,$6, create=$7 create_to=${8:-} t0 t_plan t_run n
+	local new_node=db3
+	echo "== $label: $create${create_to:+ to $create_to}"
 	t0=$(now_us)
 	pg -c "SELECT $create" \
 		-c "SELECT chash_node_add('$from', 'db1', target => 'shard1.items')" \
-		-c "SELECT chash_node_add('$from', 'db2', target => 'shard2.items')" \
-		-c "SELECT chash_ring_copy('$from', '$to')" \
-		-c "SELECT chash_node_add('$to', 'db3', target => 'shard3.items')" >/dev/null
+		-c "SELECT chash_node_add('$from', 'db2', target => 'shard2.items')" >/dev/null
+	if [ -n "$create_to" ]; then
+		new_node=NULL
+		pg -c "SELECT $create_to" \
+			-c "SELECT chash_node_add('$to', 'db' || i, target => 'shard' || i || '.items') FROM generate_series(1, 3) i" >/dev/null
+	else
+		pg -c "SELECT chash_ring_copy('$from', '$to')" \
+			-c "SELECT chash_node_add('$to', 'db3', target => 'shard3.items')" >/dev/null
+	fi
 
 	# the shards, loaded with the rows of their node on the from ring
 	for n in 1 2 3; do
@@ -429,6 +455,12 @@ scenario() {
 		grep -qv 'MD5(`id`)' "$preds" && bad_plan+=("a DELETE without MD5(\`id\`)")
 		grep -q '`id` IN (' "$preds" && bad_plan+=("a DELETE with a key list")
 		;;
+	mod)
+		grep -q 'MOD(`id`, 2)' <<<"$first" || bad_plan+=("first line does not say MOD(\`id\`, 2)")
+		grep -qv 'MOD(`id`, 2) = [01] AND INTERVAL(CRC32(`id`), ' "$preds" &&
+			bad_plan+=("a DELETE without MOD(\`id\`, 2) and CRC32(\`id\`)")
+		grep -q '`id` IN (' "$preds" && bad_plan+=("a DELETE with a key list")
+		;;
 	keys)
 		grep -qi 'key list' <<<"$first" || bad_plan+=("first line does not say key lists")
 		grep -qv '^`id` IN (' "$preds" && bad_plan+=("a DELETE without a key list")
@@ -465,7 +497,7 @@ scenario() {
 	fi
 	t_run=$(($(now_us) - t0))
 	dump_shards "$label-after"
-	run_checks "$label" "$from" "$to" "$label-before" "$label-after" || failed=1
+	run_checks "$label" "$from" "$to" "$label-before" "$label-after" "$new_node" || failed=1
 
 	if [[ $extras == *,rerun,* ]]; then
 		local changed
@@ -517,12 +549,12 @@ self_test() {
 	local expected="moved keys go to db3|0
 moved keys are the keys chash_lookup moves|0
 before: shards hold items as the from ring routes them|0
-after: the new shard holds exactly the moved ids|2
+after: each shard gained exactly the ids moved to it|2
 after: ids in two shards|1
 after: ids missing|0
 after: ids not in the shard the to ring names|2
 after: rows changed|3
-after: old shards lost exactly the ids moved from them, gained none|1"
+after: each shard lost exactly the ids moved from it|1"
 	if [ "$out" = "$expected" ]; then
 		echo "  $label: self-test: rows moved, copied and changed by hand fail the checks they should"
 	else
@@ -536,10 +568,17 @@ t_all=$(now_us)
 scenario crc32 m2 m3 crc32 stray wrap,rerun,selftest "chash_ring_create('m2', hash => 'crc32', vnodes => 170)"
 scenario xxh3_64 x2 x3 keys trigger rerun "chash_ring_create('x2')"
 scenario ketama k2 k3 md5 none none "chash_ring_create('k2', algorithm => 'ketama')"
+# the split most users start from: id % 2, to a ring of three
+export PGOPTIONS="-c search_path=nonneg,public"
+scenario mod2 p2 p3 mod none rerun "chash_ring_create('p2', algorithm => 'modulo', key_hash => 'identity')" \
+	"chash_ring_create('p3', hash => 'crc32')"
+scenario mod2_x q2 q3 keys none none "chash_ring_create('q2', algorithm => 'modulo', key_hash => 'identity')" \
+	"chash_ring_create('q3')"
+unset PGOPTIONS
 t_all=$(($(now_us) - t_all))
 
 echo "== summary ($mysql_version; MariaDB up in $(seconds "$t_mariadb") s, keys in $(seconds "$t_setup") s, rings in $(seconds "$t_all") s)"
-printf '  %-8s %-6s %7s %6s %7s %7s %5s %7s %6s %6s %6s  %s\n' ring pred rows moved db1→db3 db2→db3 txns plan_KiB load_s plan_s run_s guard
+printf '  %-8s %-6s %7s %6s %7s %7s %5s %7s %6s %6s %6s  %s\n' ring pred rows moved from_db1 from_db2 txns plan_KiB load_s plan_s run_s guard
 printf '  %s\n' "${summary[@]}"
 if [ $failed -ne 0 ]; then
 	echo "migrate_mysql: FAILED" >&2

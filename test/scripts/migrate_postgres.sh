@@ -17,6 +17,10 @@
 #      order, with psql on the coordinator: first as a run that stops after
 #      its first transaction, then whole, as one resumes such a run.
 #   3. r5b = r5 without shard2, the same way, the whole plan run twice.
+#   4. m5 = hash % 5 over shard1..shard5 (algorithm modulo), from r5b,
+#      and 5. back from m5 to r5m (a copy of r5): changes of scheme, planned key by key
+#      (chash_moved_ranges refuses the pair; the plan looks every key up
+#      in both rings), each plan run twice.
 #
 # After each step every shard is read directly (COPY from the shard's own
 # server, not through postgres_fdw) and checked: every id exactly once, on
@@ -233,9 +237,16 @@ SELECT * FROM chash_moved_keys(:'from', :'to', 'accounts', 'id')
 ANALYZE :"s_keys";
 -- ranges: chash_moved_ranges, in unsigned ring order (64-bit positions are
 -- shown as signed bigints: flip the sign bit); a range that wraps, if any,
--- is split in two
+-- is split in two.  Rings that compare key by key (modulo and a ring) have
+-- no ranges: the tables stay empty.
+SELECT chash.plan_kind(:'from', :'to') = 'ranges' AS by_ranges \gset
+\if :by_ranges
 CREATE TABLE :"s_ranges" AS
 SELECT row_number() OVER () AS n, * FROM chash_moved_ranges(:'from', :'to');
+\else
+CREATE TABLE :"s_ranges" AS
+SELECT 0::bigint AS n, * FROM chash_moved_ranges('r4', 'r5') WITH NO DATA;
+\endif
 CREATE TABLE :"s_pieces" AS
 WITH c AS (
 	SELECT CASE WHEN chash.hash_bits(key_hash) = 64 THEN -9223372036854775807 - 1 ELSE 0 END AS flip,
@@ -250,6 +261,7 @@ UNION ALL SELECT n, from_node, to_node, umin, uhi FROM r WHERE ulo > uhi;
 CREATE INDEX ON :"s_pieces" (ulo);
 ANALYZE :"s_pieces";
 -- the rows of the source whose positions fall in a range, with its nodes
+\if :by_ranges
 CREATE TABLE :"s_in_ranges" AS
 SELECT a.id, p.n, p.from_node, p.to_node
 FROM (SELECT id, chash_position(:'from', id) #
@@ -258,6 +270,9 @@ FROM (SELECT id, chash_position(:'from', id) #
 	  FROM accounts) a
 CROSS JOIN LATERAL (SELECT * FROM :"s_pieces" p WHERE p.ulo <= a.u ORDER BY p.ulo DESC LIMIT 1) p
 WHERE a.u <= p.uhi;
+\else
+CREATE TABLE :"s_in_ranges" (id bigint, n bigint, from_node text, to_node text);
+\endif
 ANALYZE :"s_in_ranges";
 CREATE TABLE :"s_summary" AS
 SELECT * FROM chash_move_summary(:'from', :'to', 'accounts', 'id');
@@ -289,6 +304,8 @@ SELECT count(*) FILTER (WHERE m.id IS NULL OR k.key IS NULL) = 0,
 			  count(m.id), count(k.key), count(*) FILTER (WHERE m.id IS NULL OR k.key IS NULL))
 FROM moved m FULL JOIN :"s_keys" k
 	ON k.key = m.id AND k.from_node = m.from_node AND k.to_node = m.to_node;
+SELECT chash.plan_kind(:'from', :'to') = 'ranges' AS by_ranges \gset
+\if :by_ranges
 SELECT count(*) FILTER (WHERE m.id IS NULL OR r.id IS NULL) = 0,
 	   'moved rows are those in chash_moved_ranges',
 	   format('%s moved, %s in the %s ranges, %s differ (key or nodes)',
@@ -301,6 +318,18 @@ SELECT count(*) FILTER (WHERE prev_uhi >= ulo) = 0 AND bool_and(from_node <> to_
 	   format('%s overlaps, %s pieces, %s across the ring''s end', count(*) FILTER (WHERE prev_uhi >= ulo),
 			  count(*), count(*) - count(DISTINCT n))
 FROM (SELECT *, lag(uhi) OVER (ORDER BY ulo) AS prev_uhi FROM :"s_pieces") p;
+\else
+-- key by key: the moved rows are those whose owner the rings name
+-- differently, and the summary has no ranges to weigh
+SELECT count(*) = (SELECT count(*) FROM accounts WHERE chash_lookup(:'from', id) <> chash_lookup(:'to', id)),
+	   'moved rows are those the rings place apart',
+	   format('%s moved, %s placed apart', count(*),
+			  (SELECT count(*) FROM accounts WHERE chash_lookup(:'from', id) <> chash_lookup(:'to', id)))
+FROM moved;
+SELECT bool_and(fraction IS NULL) AND count(*) > 0, 'chash_move_summary: keys only',
+	   format('%s pairs, none with a fraction of the hash space', count(*))
+FROM :"s_summary";
+\endif
 SELECT count(*) FILTER (WHERE s.keys IS DISTINCT FROM m.n) = 0,
 	   'chash_move_summary''s counts',
 	   coalesce(string_agg(format('%s->%s %s/%s', coalesce(s.from_node, m.from_node),
@@ -311,12 +340,16 @@ FROM (SELECT * FROM :"s_summary" WHERE from_node <> to_node) s
 FULL JOIN (SELECT from_node, to_node, count(*) AS n FROM moved GROUP BY 1, 2) m
 	USING (from_node, to_node);
 -- adding a node moves rows only to it; removing one moves only its rows
+-- (a change of scheme moves rows between many pairs; that each moved to
+-- its node is checked above)
 SELECT CASE :'change'
 		   WHEN 'add' THEN count(*) FILTER (WHERE to_node <> :'node') = 0
+		   WHEN 'scheme' THEN count(DISTINCT (from_node, to_node)) > 1
 		   ELSE count(*) FILTER (WHERE from_node <> :'node') = 0
 				AND count(*) = (SELECT count(*) FROM :"before" WHERE shard = :'node')
 				AND NOT EXISTS (SELECT FROM :"after" WHERE shard = :'node') END,
 	   CASE :'change' WHEN 'add' THEN 'every moved row went to ' || :'node'
+		   WHEN 'scheme' THEN 'rows moved between several pairs of shards'
 		   ELSE 'exactly ' || :'node' || '''s rows moved, ' || :'node' || ' empty' END,
 	   format('%s moved between other shards', count(*) FILTER (WHERE from_node <> :'node' AND to_node <> :'node'))
 FROM moved;
@@ -327,7 +360,10 @@ cat >"$tmp/figures.sql" <<'SQL'
 CREATE TEMP VIEW moved AS
 SELECT id, b.shard AS from_node, a.shard AS to_node
 FROM :"before" b JOIN :"after" a USING (id) WHERE a.shard <> b.shard;
-SELECT format('moved %s of %s rows (%s %%), ideal %s %% (%s); ranges: %s, %s %% of the ring',
+SELECT CASE :'change' WHEN 'scheme' THEN
+		   format('moved %s of %s rows (%s %%), key by key', (SELECT count(*) FROM moved), :rows,
+				  round(100.0 * (SELECT count(*) FROM moved) / :rows, 2))
+	   ELSE format('moved %s of %s rows (%s %%), ideal %s %% (%s); ranges: %s, %s %% of the ring',
 			  (SELECT count(*) FROM moved), :rows,
 			  round(100.0 * (SELECT count(*) FROM moved) / :rows, 2),
 			  CASE :'change' WHEN 'add'
@@ -337,7 +373,7 @@ SELECT format('moved %s of %s rows (%s %%), ideal %s %% (%s); ranges: %s, %s %% 
 				  THEN '1/' || (SELECT count(*) FROM chash.node_config WHERE ring = :'to')
 				  ELSE :'node' || '''s share' END,
 			  (SELECT count(*) FROM :"s_ranges"),
-			  round(100 * (SELECT sum(fraction) FROM :"s_ranges")::numeric, 2));
+			  round(100 * (SELECT sum(fraction) FROM :"s_ranges")::numeric, 2)) END;
 SELECT 'rows a shard: ' || string_agg(format('%s %s->%s', shard, coalesce(b, 0), coalesce(a, 0)), ', ' ORDER BY shard)
 FROM (SELECT shard, count(*) AS b FROM :"before" GROUP BY 1) x
 FULL JOIN (SELECT shard, count(*) AS a FROM :"after" GROUP BY 1) y USING (shard);
@@ -427,6 +463,21 @@ step add r4 r5 add shard5
 coord -c "SELECT chash_ring_copy('r5', 'r5b')" \
 	-c "SELECT chash_node_remove('r5b', 'shard2')" >/dev/null
 step remove r5 r5b remove shard2
+
+# A change of scheme, both ways: the ring to hash % 5 (modulo on the keys'
+# xxh3_64, the five shards in order: the ids include negative ones, which
+# id % n cannot place), and back to the ring of five.  Plans between them
+# go key by key.
+{
+	echo "SELECT chash_ring_create('m5', algorithm => 'modulo');"
+	for i in 1 2 3 4 5; do
+		echo "SELECT chash_node_add('m5', 'shard$i', target => 'shard$i');"
+	done
+} >"$tmp/m5.sql"
+echo "SELECT chash_ring_copy('r5', 'r5m');" >>"$tmp/m5.sql"
+coord -f "$tmp/m5.sql" >/dev/null
+step to_modulo r5b m5 scheme -
+step from_modulo m5 r5m scheme -
 
 if [ $failures -gt 0 ]; then
 	echo "migrate_postgres: FAILED, $failures of $checks checks (total $(since "$t0"))" >&2

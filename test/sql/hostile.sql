@@ -59,7 +59,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('title', NULL, '''t'''), ('body', NULL, '''b'''), ('s', NULL, '''s'''),
 	('k', NULL, '1'), ('message', NULL, '''m'''), ('key_type', NULL, '''integer''::regtype'),
 	('relname', NULL, '''hostile_keys'''), ('require_active', NULL, 'true'),
-	('distinct_zones', NULL, 'true'),
+	('distinct_zones', NULL, 'true'), ('key_mysql', NULL, '''`id`'''),
 	('name', NULL, '''n''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented

@@ -312,4 +312,88 @@ SELECT chash_lookup_n('z_ring', 'k', 2, NULL) IS NULL AS strict;
 SELECT * FROM chash_ownership('z_ring', 2, NULL);
 SELECT chash_lookup_n('z_ring', 'k', 7, true);
 
+--
+-- Plans between any two schemes: key by key where the rings do not
+-- compare by ranges
+--
+SELECT chash_ring_create('from_mod', algorithm => 'modulo', key_hash => 'identity');
+SELECT chash_node_add('from_mod', 'db' || i, target => 'shard' || i || '.items') FROM generate_series(1, 2) i;
+SELECT chash_ring_create('to_crc', hash => 'crc32', vnodes => 4);
+SELECT chash_node_add('to_crc', 'db' || i, target => 'shard' || i || '.items') FROM generate_series(1, 3) i;
+SELECT chash_ring_create('to_xxh');
+SELECT chash_node_add('to_xxh', 'db' || i, target => 'shard' || i || '.items') FROM generate_series(1, 3) i;
+CREATE TABLE plan_items (id bigint PRIMARY KEY, v text);
+INSERT INTO plan_items SELECT g, 'v' || g FROM generate_series(0, 999) g;
+SELECT a, b, chash.plan_kind(a, b)
+FROM (VALUES ('from_mod', 'to_crc'), ('to_crc', 'to_xxh'), ('to_xxh', 'to_crc'), ('mod4', 'mod5')) v(a, b);
+SELECT chash_ring_copy('to_crc', 'to_crc2');
+SELECT chash.plan_kind('to_crc', 'to_crc2');
+-- ranges need rings of points hashing keys alike, and say so
+SELECT * FROM chash_moved_ranges('from_mod', 'to_crc');
+SELECT * FROM chash_move_summary('to_crc', 'from_mod');
+SELECT * FROM chash_moved_ranges('to_crc', 'to_xxh');
+-- keys: each key's owner in both rings
+SELECT count(*) AS moved,
+	   count(*) FILTER (WHERE from_node = chash_lookup('from_mod', key) AND to_node = chash_lookup('to_crc', key)) AS as_lookups_say,
+	   (SELECT count(*) FROM plan_items WHERE chash_lookup('from_mod', id) <> chash_lookup('to_crc', id)) AS lookups_differ
+FROM chash_moved_keys('from_mod', 'to_crc', 'plan_items', 'id') AS m(key bigint, from_node text, to_node text);
+SELECT from_node, to_node, fraction, keys,
+	   keys = (SELECT count(*) FROM plan_items WHERE chash_lookup('from_mod', id) = from_node
+			   AND chash_lookup('to_crc', id) = to_node) AS counted
+FROM chash_move_summary('from_mod', 'to_crc', 'plan_items', 'id');
+SELECT count(*) AS moved FROM chash_moved_keys('to_xxh', 'to_crc', ARRAY['a', 'b', 'c', 'd', 'e', 'f']);
+-- the members of a computed placement and a ring's ranges, which plans use
+SELECT * FROM chash.placement_members('from_mod');
+SELECT count(*) AS ranges, count(DISTINCT node) AS nodes, sum(fraction) AS space,
+	   bool_and(node = node_again) AS one_owner
+FROM chash.ring_node_ranges('to_crc');
+SELECT count(*) AS rows FROM chash.ring_node_ranges('from_mod');
+SELECT count(*) AS rows FROM chash.placement_members('to_crc');
+-- MySQL computes modulo on identity with MOD() and crc32 rings with CRC32()
+CREATE TEMP TABLE plan_mysql AS
+SELECT n, s FROM chash_migration_sql('from_mod', 'to_crc', 'plan_items', 'id', 'mysql') WITH ORDINALITY p(s, n);
+SELECT s FROM plan_mysql WHERE n = 1;
+SELECT count(*) FILTER (WHERE s LIKE 'DELETE%') AS deletes,
+	   count(*) FILTER (WHERE s ~ '^DELETE .* WHERE \(MOD\(`id`, 2\) = [01] AND INTERVAL\(CRC32\(`id`\), [0-9, ]+\) % 2 = 1\);$') AS mod_and_crc32,
+	   count(*) FILTER (WHERE s LIKE '%IN (%') AS key_lists
+FROM plan_mysql;
+-- and lists keys where it cannot compute a side
+CREATE TEMP TABLE plan_lists AS
+SELECT n, s FROM chash_migration_sql('from_mod', 'to_xxh', 'plan_items', 'id', 'mysql') WITH ORDINALITY p(s, n);
+SELECT s FROM plan_lists WHERE n = 1;
+SELECT count(*) FILTER (WHERE s LIKE 'DELETE%') AS deletes,
+	   count(*) FILTER (WHERE s ~ '^DELETE .* WHERE \(`id` IN \([0-9, ]+\)\);$') AS key_lists,
+	   (SELECT count(*) FROM chash_moved_keys('from_mod', 'to_xxh', 'plan_items', 'id') AS m(k bigint, f text, t text))
+		   = (SELECT sum(array_length(string_to_array(substring(s FROM 'IN \(([0-9, ]+)\)'), ', '), 1))
+			  FROM plan_lists WHERE s LIKE 'DELETE%') AS every_moved_key_listed
+FROM plan_lists;
+-- PostgreSQL: key lists too (what postgres_fdw sends to the shards), once
+-- the rings are checked
+CREATE TEMP TABLE plan_pg AS
+SELECT n, s FROM chash_migration_sql('from_mod', 'to_crc', 'plan_items', 'id') WITH ORDINALITY p(s, n);
+SELECT s FROM plan_pg WHERE n = 1;
+SELECT s LIKE 'DO %routing_fingerprint%' AS checks_the_rings FROM plan_pg WHERE n = 2;
+SELECT count(*) FILTER (WHERE s LIKE 'DELETE%') AS deletes,
+	   count(*) FILTER (WHERE s ~ '^DELETE FROM shard[12]\.items t WHERE t\.id OPERATOR\(pg_catalog\.=\) ANY \(''\{[0-9,]+\}''::bigint\[\]\);$') AS key_lists,
+	   (SELECT count(*) FROM chash_moved_keys('from_mod', 'to_crc', 'plan_items', 'id') AS m(k bigint, f text, t text))
+		   = (SELECT sum(array_length(substring(s FROM '''(\{[0-9,]+\})''')::bigint[], 1))
+			  FROM plan_pg WHERE s LIKE 'DELETE%') AS every_moved_key_listed
+FROM plan_pg;
+-- the check passes on the rings as planned, and fails once one changes
+DO $$
+BEGIN
+	EXECUTE (SELECT s FROM plan_pg WHERE n = 2);
+	RAISE NOTICE 'plan accepted';
+END
+$$;
+SELECT chash_node_add('to_crc', 'db4');
+DO $$
+BEGIN
+	EXECUTE (SELECT s FROM plan_pg WHERE n = 2);
+EXCEPTION WHEN raise_exception THEN
+	RAISE NOTICE 'plan refused: %', SQLERRM;
+END
+$$;
+DROP TABLE plan_items;
+
 SELECT count(chash_ring_drop(ring)) AS dropped FROM chash.ring_config;
