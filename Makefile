@@ -63,10 +63,11 @@ test: setup
 	test/install.sh
 	test/with-cluster.sh test/run-suites.sh
 
-# the balance figures of README (not part of make test)
+# the balance and placement figures of README (not part of make test)
 figures: setup
 	test/install.sh
 	test/with-cluster.sh test/balance_figures.sh
+	test/with-cluster.sh test/placement_figures.sh
 
 # speed, side by side with peers (not part of make test): see README
 bench: setup

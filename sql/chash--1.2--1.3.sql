@@ -16,10 +16,30 @@ ALTER TABLE chash.ring_config DROP CONSTRAINT ring_config_key_hash_check;
 ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_key_hash_check
 	CHECK (key_hash IS NULL OR chash.hash_bits(key_hash) IS NOT NULL);
 
+-- Maglev's lookup table: its size, NULL for the default (65537); the
+-- library checks that it is prime and large enough for the nodes
+ALTER TABLE chash.ring_config ADD COLUMN table_size integer;
+ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_table_size_check
+	CHECK (table_size BETWEEN 2 AND 67108864);
+
 COMMENT ON FUNCTION chash.algorithm_is_known(text) IS
 	'whether chash has a placement algorithm of that name';
-COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text) IS
-	'create a ring: algorithm (ring, ketama, modulo, jump or rendezvous), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight, vnode name template ({node}, {i}), first i, hash of the keys (default: hash; identity for integer keys), ketama variant, ties rule';
+DROP FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text);
+CREATE FUNCTION chash_ring_create(ring text,
+								  algorithm text DEFAULT 'ring',
+								  hash text DEFAULT NULL,
+								  vnodes integer DEFAULT 160,
+								  vnode_name text DEFAULT NULL,
+								  vnode_first integer DEFAULT 0,
+								  key_hash text DEFAULT NULL,
+								  ketama_variant text DEFAULT NULL,
+								  ties text DEFAULT NULL,
+								  table_size integer DEFAULT NULL)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'chash_ring_create'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer) IS
+	'create a ring: algorithm (ring, ketama, modulo, jump, rendezvous or maglev), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight, vnode name template ({node}, {i}), first i, hash of the keys (default: hash; identity for integer keys), ketama variant, ties rule, maglev''s table size (a prime, default 65537)';
 
 -- Zone-aware replicas: chash_lookup_n(ring, key, n, distinct_zones) picks
 -- nodes of zones that hold no copy yet first.  Without the argument it is
@@ -117,7 +137,7 @@ CREATE FUNCTION chash.routing_fingerprint(ring text) RETURNS text
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 SELECT md5(concat_ws(' ', r.algorithm, r.hash, coalesce(r.key_hash, r.hash), r.vnodes, r.vnode_name,
-					 r.vnode_first, r.ketama_variant, r.ties,
+					 r.vnode_first, r.ketama_variant, r.ties, r.table_size,
 					 (SELECT string_agg(concat_ws(' ', quote_literal(n.node), n.weight, n.vnodes, n.state,
 												  n.ordinal, quote_nullable(n.zone)), ',' ORDER BY n.node)
 					  FROM chash.node_config n WHERE n.ring = r.ring)))

@@ -171,12 +171,12 @@ text_or_null(const char *s)
 
 /*
  * chash_ring_create(ring, algorithm, hash, vnodes, vnode_name, vnode_first,
- *					 key_hash, ketama_variant, ties)
+ *					 key_hash, ketama_variant, ties, table_size)
  *
  * hash and vnode_name default to the algorithm's, ketama_variant to its
  * first variant.  The ring's settings are checked as a ring without nodes
- * before anything is written.  The SQL function of version 1.0 passes
- * only the first seven arguments.
+ * before anything is written.  The SQL functions of earlier versions pass
+ * fewer arguments: 1.0's the first seven, 1.1's and 1.2's nine.
  */
 PG_FUNCTION_INFO_V1(chash_ring_create);
 
@@ -186,10 +186,12 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	char	   *ring = arg_ring(fcinfo);
 	ChashRingSpec spec;
 	const char *key_hash_name;
-	Oid			argtypes[9] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID,
-	INT4OID, TEXTOID, TEXTOID, TEXTOID};
-	Datum		args[9];
-	bool		nulls[9];
+	Oid			argtypes[10] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID,
+	INT4OID, TEXTOID, TEXTOID, TEXTOID, INT4OID};
+	Datum		args[10];
+	bool		nulls[10];
+	int			nargs;
+	const char *insert;
 
 	check_ring_name(ring);
 
@@ -221,6 +223,13 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	if (spec.variant == NULL)
 		spec.variant = spec.algorithm->default_variant;
 	spec.ties_name = arg_text_or_null(fcinfo, 8);
+	/* the 1.2 catalog's function has no table_size */
+	spec.table_size = PG_NARGS() > 9 && !PG_ARGISNULL(9) ? PG_GETARG_INT32(9) : 0;
+	if (PG_NARGS() > 9 && !PG_ARGISNULL(9) && spec.table_size <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("table_size must be positive"),
+				 errdetail("table_size is %d.", spec.table_size)));
 	spec.nodes = NULL;
 	spec.nnodes = 0;
 	chash_ring_prepare_spec(&spec);
@@ -235,22 +244,40 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	args[6] = text_or_null(key_hash_name);
 	args[7] = text_or_null(spec.variant);
 	args[8] = text_or_null(spec.ties_name);
+	args[9] = Int32GetDatum(spec.table_size);
 	for (int i = 0; i < lengthof(args); i++)
-		nulls[i] = (i >= 6 && DatumGetPointer(args[i]) == NULL);
-	if (chash_catalog_execute(PG_NARGS() < lengthof(args) ?
-	/* the 1.0 catalog, until ALTER EXTENSION chash UPDATE */
-							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
-							  " (ring, algorithm, hash, vnodes, vnode_name,"
-							  " vnode_first, key_hash)"
-							  " VALUES ($1, $2, $3, $4, $5, $6, $7)"
-							  " ON CONFLICT (ring) DO NOTHING" :
-							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
-							  " (ring, algorithm, hash, vnodes, vnode_name,"
-							  " vnode_first, key_hash, ketama_variant, ties)"
-							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
-							  " ON CONFLICT (ring) DO NOTHING",
-							  PG_NARGS() < lengthof(args) ? 7 : lengthof(args),
-							  argtypes, args, nulls) == 0)
+		nulls[i] = (i >= 6 && i <= 8 && DatumGetPointer(args[i]) == NULL);
+	nulls[9] = spec.table_size == 0;
+	if (PG_NARGS() > 9)
+	{
+		nargs = 10;
+		insert = "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+			" (ring, algorithm, hash, vnodes, vnode_name,"
+			" vnode_first, key_hash, ketama_variant, ties, table_size)"
+			" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+			" ON CONFLICT (ring) DO NOTHING";
+	}
+	else if (PG_NARGS() > 7)
+	{
+		/* the 1.1 and 1.2 catalogs, until ALTER EXTENSION chash UPDATE */
+		nargs = 9;
+		insert = "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+			" (ring, algorithm, hash, vnodes, vnode_name,"
+			" vnode_first, key_hash, ketama_variant, ties)"
+			" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+			" ON CONFLICT (ring) DO NOTHING";
+	}
+	else
+	{
+		/* the 1.0 catalog */
+		nargs = 7;
+		insert = "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+			" (ring, algorithm, hash, vnodes, vnode_name,"
+			" vnode_first, key_hash)"
+			" VALUES ($1, $2, $3, $4, $5, $6, $7)"
+			" ON CONFLICT (ring) DO NOTHING";
+	}
+	if (chash_catalog_execute(insert, nargs, argtypes, args, nulls) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("ring \"%s\" already exists", MSG(ring))));
@@ -275,7 +302,15 @@ chash_ring_copy(PG_FUNCTION_ARGS)
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_INSERT, dst);
 	if (!chash_catalog_ring_exists(src))
 		error_ring_missing(src);
-	if (execute_with_own_args(fcinfo,
+	if (execute_with_own_args(fcinfo, chash_catalog_has_table_size() ?
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " (ring, algorithm, hash, key_hash, vnodes, vnode_name,"
+							  " vnode_first, ketama_variant, ties, table_size)"
+							  " SELECT $2, algorithm, hash, key_hash, vnodes, vnode_name,"
+							  " vnode_first, ketama_variant, ties, table_size"
+							  " FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " WHERE ring" CHASH_EQ "$1"
+							  " ON CONFLICT (ring) DO NOTHING" :
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
 							  " (ring, algorithm, hash, key_hash, vnodes, vnode_name,"
 							  " vnode_first, ketama_variant, ties)"

@@ -20,6 +20,7 @@ static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_modulo,
 	&chash_algorithm_jump,
 	&chash_algorithm_rendezvous,
+	&chash_algorithm_maglev,
 };
 
 /* The algorithm of that name, or NULL */

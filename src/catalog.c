@@ -48,6 +48,7 @@ typedef struct CatalogIds
 	Oid			ring_pkey_collation;
 	AttrNumber	ring_version;	/* ring_config.version, invalid before 1.2 */
 	bool		catalog_1_0;	/* no ketama_variant, ties nor ordinal */
+	bool		has_table_size; /* ring_config.table_size, from 1.3 */
 } CatalogIds;
 
 static CatalogIds ids;
@@ -87,6 +88,15 @@ lookup_ids(void)
 						  &ids.ring_pkey_collation);
 	ids.ring_version = get_attnum(ids.ring_table, "version");
 	ids.catalog_1_0 = get_attnum(ids.ring_table, "ketama_variant") == InvalidAttrNumber;
+	ids.has_table_size = get_attnum(ids.ring_table, "table_size") != InvalidAttrNumber;
+}
+
+/* Whether the catalog has ring_config.table_size (1.3 on) */
+bool
+chash_catalog_has_table_size(void)
+{
+	lookup_ids();
+	return ids.has_table_size;
 }
 
 /* The OID of one of the catalog tables; an error if chash is not installed */
@@ -138,7 +148,7 @@ chash_catalog_is_table(Oid relid)
  */
 static const char *const ring_columns[] = {
 	"ring", "algorithm", "hash", "key_hash", "vnodes", "vnode_name",
-	"vnode_first", "ketama_variant", "ties", "version"
+	"vnode_first", "ketama_variant", "ties", "version", "table_size"
 };
 static const char *const node_columns[] = {
 	"ring", "node", "weight", "vnodes", "state", "ordinal", "zone"
@@ -390,7 +400,14 @@ static const char *const ring_queries[] = {
 	" WHERE ring" CHASH_EQ "$1",
 	/* 1.2 */
 	"SELECT algorithm, hash, coalesce(key_hash, hash),"
-	" vnodes, vnode_name, vnode_first, ketama_variant, ties, version"
+	" vnodes, vnode_name, vnode_first, ketama_variant, ties, version,"
+	" 0::pg_catalog.int4"
+	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+	" WHERE ring" CHASH_EQ "$1",
+	/* 1.3 */
+	"SELECT algorithm, hash, coalesce(key_hash, hash),"
+	" vnodes, vnode_name, vnode_first, ketama_variant, ties, version,"
+	" coalesce(table_size, 0)"
 	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
 	" WHERE ring" CHASH_EQ "$1",
 };
@@ -421,7 +438,8 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 	int			version;
 
 	lookup_ids();
-	version = ids.catalog_1_0 ? 0 : ids.ring_version == InvalidAttrNumber ? 1 : 2;
+	version = ids.catalog_1_0 ? 0 : ids.ring_version == InvalidAttrNumber ? 1 :
+		ids.has_table_size ? 3 : 2;
 
 	ringdatum = CStringGetTextDatum(ring);
 	if (!ActiveSnapshotSet())
@@ -458,6 +476,7 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 		spec->variant = spi_text(row, 7, callercxt);
 		spec->ties_name = spi_text(row, 8, callercxt);
 		spec->version = DatumGetInt64(spi_value(row, 9));
+		spec->table_size = version >= 2 ? DatumGetInt32(spi_value(row, 10)) : 0;
 	}
 
 	if (with_nodes)

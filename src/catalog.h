@@ -43,5 +43,6 @@ extern uint64 chash_catalog_execute(const char *sql, int nargs,
 									const Oid *argtypes, const Datum *args,
 									const bool *argnulls);
 extern bool chash_catalog_ring_exists(const char *ring);
+extern bool chash_catalog_has_table_size(void);
 
 #endif							/* CHASH_CATALOG_H */

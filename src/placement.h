@@ -62,6 +62,7 @@ typedef struct ChashRingSpec
 	int32		vnode_first;
 	const char *variant;		/* the algorithm's variant, NULL if none */
 	const char *ties_name;		/* ties as configured, NULL: the default */
+	int32		table_size;		/* lookup table's size, 0: the default */
 	int64		version;		/* ring_config.version, 0 where unknown */
 	int			nnodes;
 	ChashNodeSpec *nodes;		/* sorted by UTF-8 name, byte order */
@@ -133,6 +134,7 @@ typedef struct ChashAlgorithm
 	bool		node_points_alone;
 	bool		names_hashed;	/* node names are hashed (not integer keys) */
 	bool		weighted;		/* nodes' weights count (else all must be 1) */
+	bool		has_table;		/* a lookup table, of table_size slots */
 
 	/*
 	 * Computed placements.  build: derive what lookups need from the
@@ -161,6 +163,7 @@ extern const ChashAlgorithm chash_algorithm_ketama;
 extern const ChashAlgorithm chash_algorithm_modulo;
 extern const ChashAlgorithm chash_algorithm_jump;
 extern const ChashAlgorithm chash_algorithm_rendezvous;
+extern const ChashAlgorithm chash_algorithm_maglev;
 
 /*
  * Virtual node names from a template with {node} and {i} (template.c):

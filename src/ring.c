@@ -97,6 +97,13 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 						   spec->key_hash->name, spec->key_hash->bits,
 						   spec->hash->name, spec->hash->bits)));
 
+	if (spec->table_size != 0 && !spec->algorithm->has_table)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("table_size applies to maglev rings only"),
+				 errdetail("Ring \"%s\" uses algorithm \"%s\".",
+						   spec->name, spec->algorithm->name)));
+
 	spec->nactive = 0;
 	spec->active_weight = 0;
 	for (int k = 0; k < spec->nnodes; k++)
@@ -278,6 +285,7 @@ chash_ring_spec_fingerprint(const ChashRingSpec *spec, uint8 fingerprint[16])
 	fingerprint_bytes(&state, &spec->vnode_first, sizeof(spec->vnode_first));
 	fingerprint_string(&state, spec->variant);
 	fingerprint_string(&state, spec->ties_name);
+	fingerprint_bytes(&state, &spec->table_size, sizeof(spec->table_size));
 	fingerprint_bytes(&state, &spec->nnodes, sizeof(spec->nnodes));
 	for (int k = 0; k < spec->nnodes; k++)
 	{

@@ -116,7 +116,13 @@ wait_for() {
 			return 0
 		fi
 		if [ -n "${3:-}" ] && ! kill -0 "${session_pids[$3]}" 2>/dev/null; then
-			echo "crash: session $3 ended while waiting for $2" >&2
+			# a session that ends once it is done (PREPARE TRANSACTION is
+			# its last statement) may have got there since the query above
+			if [ "$("${psql[@]}" -At -c "$1" 2>/dev/null)" = t ]; then
+				return 0
+			fi
+			echo "crash: session $3 ended while waiting for $2:" >&2
+			tail -n 5 "$work/$3.err" >&2
 			exit 1
 		fi
 		sleep 0.1

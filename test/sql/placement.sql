@@ -223,6 +223,95 @@ SELECT node, owned FROM chash_ownership('hrw_eq', 2) ORDER BY node;
 SELECT chash_node_add('hrw', 'v', vnodes => 100);
 
 --
+-- maglev: Eisenbud et al., NSDI 2016.  A table of prime size, filled by
+-- each member's permutation (offset = hash(name) mod M, skip =
+-- hash(name || '#skip') mod (M - 1) + 1) in turns; owner = table[p mod M].
+--
+SELECT chash_ring_create('mag', algorithm => 'maglev', table_size => 307);
+SELECT chash_node_add('mag', n) FROM unnest(ARRAY['m-a', 'm-b', 'm-c']) n;
+SELECT algorithm, table_size FROM chash.ring_config WHERE ring = 'mag';
+-- a reference fill in SQL: the same table, slot by slot
+CREATE FUNCTION pg_temp.u64(h bigint) RETURNS numeric LANGUAGE sql IMMUTABLE AS
+	$$ SELECT CASE WHEN h < 0 THEN h::numeric + 18446744073709551616 ELSE h::numeric END $$;
+CREATE FUNCTION pg_temp.maglev_table(ring text, m integer) RETURNS integer[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	names text[] := ARRAY(SELECT node FROM chash.node_config WHERE node_config.ring = maglev_table.ring
+						  AND state = 'active' ORDER BY ordinal, convert_to(node, 'UTF8'));
+	offs numeric[];
+	skips numeric[];
+	nexts integer[];
+	tbl integer[] := array_fill(0, ARRAY[m]);
+	filled integer := 0;
+	slot integer;
+BEGIN
+	FOR i IN 1 .. array_length(names, 1) LOOP
+		offs[i] := pg_temp.u64(chash_hash('xxh3_64', names[i])) % m;
+		skips[i] := pg_temp.u64(chash_hash('xxh3_64', names[i] || '#skip')) % (m - 1) + 1;
+		nexts[i] := 0;
+	END LOOP;
+	WHILE filled < m LOOP
+		FOR i IN 1 .. array_length(names, 1) LOOP
+			EXIT WHEN filled = m;
+			LOOP
+				slot := ((offs[i] + nexts[i] * skips[i]) % m)::integer + 1;
+				nexts[i] := nexts[i] + 1;
+				EXIT WHEN tbl[slot] = 0;
+			END LOOP;
+			tbl[slot] := i;
+			filled := filled + 1;
+		END LOOP;
+	END LOOP;
+	RETURN tbl;
+END
+$$;
+WITH t AS (SELECT pg_temp.maglev_table('mag', 307) AS tbl),
+	 names AS (SELECT array_agg(node ORDER BY ordinal) AS n FROM chash.node_config WHERE ring = 'mag')
+SELECT count(*) AS keys,
+	   count(*) FILTER (WHERE chash_lookup('mag', 'key-' || i) =
+						names.n[t.tbl[(pg_temp.u64(chash_position('mag', 'key-' || i)) % 307)::integer + 1]]) AS as_the_reference
+FROM t, names, generate_series(1, 10000) i;
+-- each node's slots, and exact ownership from them, against 1,000,000 keys
+WITH t AS (SELECT pg_temp.maglev_table('mag', 307) AS tbl)
+SELECT o.node, (SELECT count(*) FROM t, unnest(t.tbl) WITH ORDINALITY u(m, s)
+				WHERE m = (SELECT array_position(ARRAY(SELECT node FROM chash.node_config
+													   WHERE ring = 'mag' ORDER BY ordinal), o.node))) AS slots,
+	   round((o.owned * 307)::numeric, 6) AS "owned x 307",
+	   abs(c.keys / 1e6 - o.owned) < 0.002 AS counted_agrees
+FROM chash_ownership('mag') o
+JOIN (SELECT chash_lookup('mag', 'key-' || i) AS node, count(*) AS keys
+	  FROM generate_series(1, 1000000) i GROUP BY 1) c ON c.node = o.node
+ORDER BY o.node;
+SELECT round(sum(owned)::numeric, 12) AS two_copies FROM chash_ownership('mag', 2);
+SELECT bool_and(l[1] = chash_lookup('mag', 'key-' || i)) AS first_is_owner,
+	   bool_and((SELECT count(DISTINCT x) FROM unnest(l) x) = 3) AS distinct_nodes
+FROM (SELECT i, chash_lookup_n('mag', 'key-' || i, 3) AS l FROM generate_series(1, 2000) i) s;
+-- the default table, weights, and a node added
+SELECT chash_ring_create('mag10', algorithm => 'maglev');
+SELECT chash_node_add('mag10', 'g' || i, weight => CASE WHEN i = 1 THEN 2 ELSE 1 END) FROM generate_series(1, 10) i;
+SELECT node, weight, round(owned::numeric, 4) AS owned, round(ratio::numeric, 3) AS ratio
+FROM chash_ownership('mag10') LIMIT 3;
+SELECT chash_ring_copy('mag10', 'mag11');
+SELECT table_size IS NULL AS default_size FROM chash.ring_config WHERE ring = 'mag11';
+SELECT chash_node_add('mag11', 'g11');
+SELECT round(count(*) / 100000.0, 3) AS moved, round(1 / 12.0, 3) AS new_share,
+	   round(count(*) FILTER (WHERE to_node <> 'g11') / 100000.0, 4) AS moved_elsewhere
+FROM chash_moved_keys('mag10', 'mag11', ARRAY(SELECT 'key-' || i FROM generate_series(1, 100000) i));
+-- table sizes: prime, above 100 x the active nodes, positive
+SELECT chash_ring_create('bad', algorithm => 'maglev', table_size => 65536);
+SELECT chash_ring_create('bad', algorithm => 'maglev', table_size => 0);
+SELECT chash_ring_create('bad', algorithm => 'maglev', table_size => 67108879);
+SELECT chash_ring_create('small', algorithm => 'maglev', table_size => 101);
+SELECT chash_node_add('small', 'only');
+SELECT chash_node_add('small', 'second');
+UPDATE chash.ring_config SET table_size = 100 WHERE ring = 'small';
+SELECT ring, table_size, (SELECT count(*) FROM chash.node_config n WHERE n.ring = r.ring) AS nodes
+FROM chash.ring_config r WHERE ring = 'small';
+SELECT chash_node_add('mag', 'm-d', vnodes => 3);
+SELECT chash_ring_create('bad', table_size => 65537);
+UPDATE chash.ring_config SET table_size = 65537 WHERE ring = 'mod4';
+
+--
 -- Zone-aware replicas, for every algorithm: chash_lookup_n(..., true)
 -- takes nodes of zones that hold no copy yet first, then the others in
 -- preference order; chash_ownership(ring, replicas, true) is exact.
@@ -241,7 +330,7 @@ END
 $$;
 SELECT pg_temp.zoned_ring('z_ring', 'ring', true), pg_temp.zoned_ring('z_ketama', 'ketama', true),
 	   pg_temp.zoned_ring('z_modulo', 'modulo', false), pg_temp.zoned_ring('z_jump', 'jump', false),
-	   pg_temp.zoned_ring('z_hrw', 'rendezvous', true);
+	   pg_temp.zoned_ring('z_hrw', 'rendezvous', true), pg_temp.zoned_ring('z_maglev', 'maglev', true);
 CREATE TEMP TABLE zone_rings AS
 	SELECT ring FROM chash.ring_config WHERE ring LIKE 'z\_%' ORDER BY ring;
 -- the first is the owner; 3 copies are in 3 zones; a 4th is one of the
