@@ -22,6 +22,12 @@ ALTER TABLE chash.ring_config ADD COLUMN table_size integer;
 ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_table_size_check
 	CHECK (table_size BETWEEN 2 AND 67108864);
 
+-- A ring's lookup rule: the point at or after a key (NULL, the default),
+-- the last at or before it, or the nearest
+ALTER TABLE chash.ring_config ADD COLUMN lookup text;
+ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_lookup_check
+	CHECK (lookup IN ('successor'::text, 'predecessor'::text, 'nearest'::text));
+
 COMMENT ON FUNCTION chash.algorithm_is_known(text) IS
 	'whether chash has a placement algorithm of that name';
 DROP FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text);
@@ -34,12 +40,13 @@ CREATE FUNCTION chash_ring_create(ring text,
 								  key_hash text DEFAULT NULL,
 								  ketama_variant text DEFAULT NULL,
 								  ties text DEFAULT NULL,
-								  table_size integer DEFAULT NULL)
+								  table_size integer DEFAULT NULL,
+								  lookup text DEFAULT NULL)
 	RETURNS void
 	AS 'MODULE_PATHNAME', 'chash_ring_create'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer) IS
-	'create a ring: algorithm (ring, ketama, modulo, jump, rendezvous or maglev), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight, vnode name template ({node}, {i}), first i, hash of the keys (default: hash; identity for integer keys), ketama variant, ties rule, maglev''s table size (a prime, default 65537)';
+COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text) IS
+	'create a ring: algorithm (ring, ketama, modulo, jump, rendezvous or maglev), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight, vnode name template ({node}, {i}), first i, hash of the keys (default: hash; identity for integer keys), ketama variant, ties rule, maglev''s table size (a prime, default 65537), lookup rule of ring rings (successor, predecessor or nearest)';
 
 -- Zone-aware replicas: chash_lookup_n(ring, key, n, distinct_zones) picks
 -- nodes of zones that hold no copy yet first.  Without the argument it is
@@ -137,7 +144,7 @@ CREATE FUNCTION chash.routing_fingerprint(ring text) RETURNS text
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 SELECT md5(concat_ws(' ', r.algorithm, r.hash, coalesce(r.key_hash, r.hash), r.vnodes, r.vnode_name,
-					 r.vnode_first, r.ketama_variant, r.ties, r.table_size,
+					 r.vnode_first, r.ketama_variant, r.ties, r.table_size, r.lookup,
 					 (SELECT string_agg(concat_ws(' ', quote_literal(n.node), n.weight, n.vnodes, n.state,
 												  n.ordinal, quote_nullable(n.zone)), ',' ORDER BY n.node)
 					  FROM chash.node_config n WHERE n.ring = r.ring)))

@@ -171,7 +171,7 @@ text_or_null(const char *s)
 
 /*
  * chash_ring_create(ring, algorithm, hash, vnodes, vnode_name, vnode_first,
- *					 key_hash, ketama_variant, ties, table_size)
+ *					 key_hash, ketama_variant, ties, table_size, lookup)
  *
  * hash and vnode_name default to the algorithm's, ketama_variant to its
  * first variant.  The ring's settings are checked as a ring without nodes
@@ -186,10 +186,10 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	char	   *ring = arg_ring(fcinfo);
 	ChashRingSpec spec;
 	const char *key_hash_name;
-	Oid			argtypes[10] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID,
-	INT4OID, TEXTOID, TEXTOID, TEXTOID, INT4OID};
-	Datum		args[10];
-	bool		nulls[10];
+	Oid			argtypes[11] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID,
+	INT4OID, TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID};
+	Datum		args[11];
+	bool		nulls[11];
 	int			nargs;
 	const char *insert;
 
@@ -230,6 +230,7 @@ chash_ring_create(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("table_size must be positive"),
 				 errdetail("table_size is %d.", spec.table_size)));
+	spec.lookup_name = PG_NARGS() > 10 ? arg_text_or_null(fcinfo, 10) : NULL;
 	spec.nodes = NULL;
 	spec.nnodes = 0;
 	chash_ring_prepare_spec(&spec);
@@ -245,16 +246,18 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	args[7] = text_or_null(spec.variant);
 	args[8] = text_or_null(spec.ties_name);
 	args[9] = Int32GetDatum(spec.table_size);
+	args[10] = text_or_null(spec.lookup_name);
 	for (int i = 0; i < lengthof(args); i++)
-		nulls[i] = (i >= 6 && i <= 8 && DatumGetPointer(args[i]) == NULL);
+		nulls[i] = (i >= 6 && i != 9 && DatumGetPointer(args[i]) == NULL);
 	nulls[9] = spec.table_size == 0;
 	if (PG_NARGS() > 9)
 	{
-		nargs = 10;
+		/* the 1.3 catalog */
+		nargs = 11;
 		insert = "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
 			" (ring, algorithm, hash, vnodes, vnode_name,"
-			" vnode_first, key_hash, ketama_variant, ties, table_size)"
-			" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+			" vnode_first, key_hash, ketama_variant, ties, table_size, lookup)"
+			" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
 			" ON CONFLICT (ring) DO NOTHING";
 	}
 	else if (PG_NARGS() > 7)
@@ -305,9 +308,9 @@ chash_ring_copy(PG_FUNCTION_ARGS)
 	if (execute_with_own_args(fcinfo, chash_catalog_has_table_size() ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
 							  " (ring, algorithm, hash, key_hash, vnodes, vnode_name,"
-							  " vnode_first, ketama_variant, ties, table_size)"
+							  " vnode_first, ketama_variant, ties, table_size, lookup)"
 							  " SELECT $2, algorithm, hash, key_hash, vnodes, vnode_name,"
-							  " vnode_first, ketama_variant, ties, table_size"
+							  " vnode_first, ketama_variant, ties, table_size, lookup"
 							  " FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
 							  " WHERE ring" CHASH_EQ "$1"
 							  " ON CONFLICT (ring) DO NOTHING" :

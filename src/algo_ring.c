@@ -23,12 +23,7 @@
 static void
 ring_prepare(ChashRingSpec *spec)
 {
-	if (spec->variant != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("ketama_variant applies to ketama rings only"),
-				 errdetail("Ring \"%s\" uses algorithm \"%s\".",
-						   spec->name, spec->algorithm->name)));
+	chash_refuse_variant(spec);
 }
 
 static int64
@@ -102,6 +97,7 @@ const ChashAlgorithm chash_algorithm_ring = {
 	.node_build = ring_node_build,
 	.point_label = ring_point_label,
 	.kind = CHASH_PLACEMENT_POINTS,
+	.has_lookup_rules = true,
 	.names_hashed = true,
 	.weighted = true,
 	.description = "virtual nodes named by a template, each hashed onto the ring",

@@ -58,7 +58,7 @@
 /* A built ring, and what tells it apart from other rings of its name */
 typedef struct CachedRing
 {
-	ChashPlacement  *ring;
+	ChashPlacement *ring;
 	int64		version;		/* the version it was built at, 0 if unknown */
 	uint8		fingerprint[16];
 	uint64		last_use;		/* use_clock at its last use */
@@ -435,7 +435,7 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 	}
 	if (cr == NULL)
 	{
-		ChashPlacement  *ring = chash_placement_build(spec, buildcxt);
+		ChashPlacement *ring = chash_placement_build(spec, buildcxt);
 
 		stats.builds++;
 		/* the build ran no SQL: entry still stands */

@@ -60,10 +60,10 @@ extern uint64 chash_cache_generation;
 extern uint64 chash_abort_count;
 extern void chash_cache_init(void);
 extern const ChashPlacement *chash_cache_get_ring(const char *name, int len,
-											 Snapshot snap,
-											 uint64 *generation);
+												  Snapshot snap,
+												  uint64 *generation);
 extern const ChashPlacement *chash_cache_try_get_ring(const char *name, int len,
-												 char **problem);
+													  char **problem);
 
 typedef struct ChashCacheStats
 {

@@ -148,7 +148,7 @@ chash_catalog_is_table(Oid relid)
  */
 static const char *const ring_columns[] = {
 	"ring", "algorithm", "hash", "key_hash", "vnodes", "vnode_name",
-	"vnode_first", "ketama_variant", "ties", "version", "table_size"
+	"vnode_first", "ketama_variant", "ties", "version", "table_size", "lookup"
 };
 static const char *const node_columns[] = {
 	"ring", "node", "weight", "vnodes", "state", "ordinal", "zone"
@@ -401,13 +401,13 @@ static const char *const ring_queries[] = {
 	/* 1.2 */
 	"SELECT algorithm, hash, coalesce(key_hash, hash),"
 	" vnodes, vnode_name, vnode_first, ketama_variant, ties, version,"
-	" 0::pg_catalog.int4"
+	" 0::pg_catalog.int4, NULL::pg_catalog.text"
 	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
 	" WHERE ring" CHASH_EQ "$1",
 	/* 1.3 */
 	"SELECT algorithm, hash, coalesce(key_hash, hash),"
 	" vnodes, vnode_name, vnode_first, ketama_variant, ties, version,"
-	" coalesce(table_size, 0)"
+	" coalesce(table_size, 0), lookup"
 	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
 	" WHERE ring" CHASH_EQ "$1",
 };
@@ -477,6 +477,7 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 		spec->ties_name = spi_text(row, 8, callercxt);
 		spec->version = DatumGetInt64(spi_value(row, 9));
 		spec->table_size = version >= 2 ? DatumGetInt32(spi_value(row, 10)) : 0;
+		spec->lookup_name = version >= 2 ? spi_text(row, 11, callercxt) : NULL;
 	}
 
 	if (with_nodes)

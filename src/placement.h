@@ -47,6 +47,17 @@ typedef enum ChashTies
 	CHASH_TIES_SHORTEST_NAME	/* by name length, then name: twemproxy's */
 } ChashTies;
 
+/*
+ * Which point a key of a ring belongs to: the first at or after it (the
+ * default), the last at or before it, or the nearest (ties to the earlier)
+ */
+typedef enum ChashLookupRule
+{
+	CHASH_LOOKUP_SUCCESSOR,
+	CHASH_LOOKUP_PREDECESSOR,
+	CHASH_LOOKUP_NEAREST
+} ChashLookupRule;
+
 struct ChashAlgorithm;
 
 typedef struct ChashRingSpec
@@ -63,6 +74,7 @@ typedef struct ChashRingSpec
 	const char *variant;		/* the algorithm's variant, NULL if none */
 	const char *ties_name;		/* ties as configured, NULL: the default */
 	int32		table_size;		/* lookup table's size, 0: the default */
+	const char *lookup_name;	/* lookup rule as configured, NULL: default */
 	int64		version;		/* ring_config.version, 0 where unknown */
 	int			nnodes;
 	ChashNodeSpec *nodes;		/* sorted by UTF-8 name, byte order */
@@ -71,6 +83,7 @@ typedef struct ChashRingSpec
 	int			nactive;		/* active nodes */
 	double		active_weight;	/* their total weight */
 	ChashTies	ties;
+	ChashLookupRule lookup;
 	bool		strictly_after; /* a key's owner is the first point after
 								 * it, not at or after it */
 	const void *variant_data;	/* the algorithm's resolved variant */
@@ -135,6 +148,7 @@ typedef struct ChashAlgorithm
 	bool		names_hashed;	/* node names are hashed (not integer keys) */
 	bool		weighted;		/* nodes' weights count (else all must be 1) */
 	bool		has_table;		/* a lookup table, of table_size slots */
+	bool		has_lookup_rules;	/* a ring setting lookup may be given */
 
 	/*
 	 * Computed placements.  build: derive what lookups need from the
@@ -251,6 +265,7 @@ chash_ring_owner(const ChashPlacement *ring, uint32 i)
 }
 
 extern void chash_ring_prepare_spec(ChashRingSpec *spec);
+extern void chash_refuse_variant(const ChashRingSpec *spec);
 extern void chash_computed_prepare(ChashRingSpec *spec);
 extern int64 chash_computed_node_points(const ChashRingSpec *spec, int node);
 extern void chash_members_from(const ChashPlacement *placement, uint32 first,
@@ -366,10 +381,10 @@ extern void chash_sort_points(ChashPoint *points, uint32 n, int bits);
 extern ChashPoint *chash_ring_build_points(const ChashRingSpec *spec,
 										   uint32 *npoints);
 extern ChashPlacement *chash_ring_from_points(const ChashRingSpec *spec,
-										 ChashPoint *points, uint32 npoints,
-										 MemoryContext parent);
+											  ChashPoint *points, uint32 npoints,
+											  MemoryContext parent);
 extern ChashPlacement *chash_ring_build(const ChashRingSpec *spec,
-										 MemoryContext parent);
+										MemoryContext parent);
 extern ChashPlacement *chash_placement_build(const ChashRingSpec *spec,
 											 MemoryContext parent);
 

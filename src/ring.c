@@ -41,6 +41,22 @@ ties_rule_at(int i)
 	return ties_rules[i].name;
 }
 
+static const struct
+{
+	const char *name;
+	ChashLookupRule rule;
+}			lookup_rules[] = {
+	{"successor", CHASH_LOOKUP_SUCCESSOR},
+	{"predecessor", CHASH_LOOKUP_PREDECESSOR},
+	{"nearest", CHASH_LOOKUP_NEAREST},
+};
+
+static const char *
+lookup_rule_at(int i)
+{
+	return lookup_rules[i].name;
+}
+
 /*
  * Check a ring's settings and derive what building it needs: the active
  * nodes and their weight, the ties rule, and the algorithm's own settings.
@@ -68,6 +84,27 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 	}
 	spec->strictly_after = false;
 	spec->variant_data = NULL;
+	spec->lookup = CHASH_LOOKUP_SUCCESSOR;
+	if (spec->lookup_name != NULL)
+	{
+		int			i;
+
+		for (i = 0; i < lengthof(lookup_rules); i++)
+		{
+			if (strcmp(spec->lookup_name, lookup_rules[i].name) == 0)
+				break;
+		}
+		if (i == lengthof(lookup_rules))
+			chash_error_unknown("lookup rule", "lookup rules", spec->lookup_name,
+								lengthof(lookup_rules), lookup_rule_at);
+		if (!spec->algorithm->has_lookup_rules)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("lookup applies to rings of algorithm \"ring\" only"),
+					 errdetail("Ring \"%s\" uses algorithm \"%s\".",
+							   spec->name, spec->algorithm->name)));
+		spec->lookup = lookup_rules[i].rule;
+	}
 
 	if (spec->hash->needs_utf8 &&
 		pg_encoding_verifymbstr(PG_UTF8, spec->vnode_name_utf8,
@@ -117,6 +154,21 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 	}
 
 	spec->algorithm->prepare(spec);
+	/* the last point at or before a key: see apply_lookup_rule */
+	if (spec->lookup == CHASH_LOOKUP_PREDECESSOR)
+		spec->strictly_after = true;
+}
+
+/* An error if the ring has a ketama_variant: algorithms without variants */
+void
+chash_refuse_variant(const ChashRingSpec *spec)
+{
+	if (spec->variant != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ketama_variant applies to ketama rings only"),
+				 errdetail("Ring \"%s\" uses algorithm \"%s\".",
+						   spec->name, spec->algorithm->name)));
 }
 
 /*
@@ -126,12 +178,7 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 void
 chash_computed_prepare(ChashRingSpec *spec)
 {
-	if (spec->variant != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("ketama_variant applies to ketama rings only"),
-				 errdetail("Ring \"%s\" uses algorithm \"%s\".",
-						   spec->name, spec->algorithm->name)));
+	chash_refuse_variant(spec);
 	if (spec->ties_name != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -286,6 +333,7 @@ chash_ring_spec_fingerprint(const ChashRingSpec *spec, uint8 fingerprint[16])
 	fingerprint_string(&state, spec->variant);
 	fingerprint_string(&state, spec->ties_name);
 	fingerprint_bytes(&state, &spec->table_size, sizeof(spec->table_size));
+	fingerprint_string(&state, spec->lookup_name);
 	fingerprint_bytes(&state, &spec->nnodes, sizeof(spec->nnodes));
 	for (int k = 0; k < spec->nnodes; k++)
 	{
@@ -550,6 +598,7 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 									   src->vnode_name, dst->vnode_name);
 	dst->variant = src->variant ? pstrdup(src->variant) : NULL;
 	dst->ties_name = src->ties_name ? pstrdup(src->ties_name) : NULL;
+	dst->lookup_name = src->lookup_name ? pstrdup(src->lookup_name) : NULL;
 	dst->nodes = palloc(sizeof(ChashNodeSpec) * Max(src->nnodes, 1));
 	for (int k = 0; k < src->nnodes; k++)
 	{
@@ -561,6 +610,35 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 		d->name_utf8 = copy_string(s->name_utf8, s->name, d->name);
 		d->zone = s->zone ? pstrdup(s->zone) : NULL;
 	}
+}
+
+/*
+ * A new placement of that kind with a copy of spec, in a memory context of
+ * its own under parent, named by the ring
+ */
+static ChashPlacement *
+placement_new(const ChashRingSpec *spec, ChashPlacementKind kind,
+			  MemoryContext parent)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+	ChashPlacement *placement;
+
+	/* (context names must be constant strings) */
+	if (kind == CHASH_PLACEMENT_POINTS)
+		cxt = AllocSetContextCreate(parent, "chash ring", ALLOCSET_SMALL_SIZES);
+	else
+		cxt = AllocSetContextCreate(parent, "chash placement",
+									ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+	placement = palloc0(sizeof(ChashPlacement));
+
+	placement->mcxt = cxt;
+	placement->kind = kind;
+	spec_copy(&placement->spec, spec);
+	MemoryContextSetIdentifier(cxt, placement->spec.name);
+	MemoryContextSwitchTo(oldcxt);
+	return placement;
 }
 
 /*
@@ -638,17 +716,9 @@ chash_ring_from_points(const ChashRingSpec *spec, ChashPoint *points,
 {
 	MemoryContext ringcxt;
 	MemoryContext oldcxt;
-	ChashPlacement  *ring;
+	ChashPlacement *ring = placement_new(spec, CHASH_PLACEMENT_POINTS, parent);
 
-	ringcxt = AllocSetContextCreate(parent, "chash ring",
-									ALLOCSET_SMALL_SIZES);
-	oldcxt = MemoryContextSwitchTo(ringcxt);
-	ring = palloc0(sizeof(ChashPlacement));
-	ring->mcxt = ringcxt;
-	ring->kind = CHASH_PLACEMENT_POINTS;
-	spec_copy(&ring->spec, spec);
-	MemoryContextSetIdentifier(ringcxt, ring->spec.name);
-	MemoryContextSwitchTo(oldcxt);
+	ringcxt = ring->mcxt;
 
 	ring->npoints = npoints;
 	/* padded, so that a lookup may read a whole window past the end */
@@ -687,6 +757,86 @@ chash_ring_from_points(const ChashRingSpec *spec, ChashPoint *points,
 	return ring;
 }
 
+/*
+ * The lookup rules other than the successor, as rings whose keys go to the
+ * point at or after them (or strictly after), so that lookups, walks,
+ * ownership and comparisons of rings are the same code for every rule.
+ *
+ * Predecessor: the keys from point j up to the next point belong to j.
+ * That is the strictly-after rule with each point's owner moved to the
+ * point after it (prepare sets strictly_after): the key's first point
+ * strictly after it is j + 1, which now names j's node.  Of points at one
+ * position the last in ring order owns the keys.
+ *
+ * Nearest: point j owns the keys nearer to it than to its neighbours,
+ * those at equal distance going to the earlier point.  Its keys end at
+ * p_j + floor(gap / 2), gap the distance to the next distinct position:
+ * a point there, with j's node, makes the successor rule give exactly
+ * that.  Points at one position are equally near: the first of them in
+ * ring order stands for them, and the others own nothing.
+ */
+static void
+apply_lookup_rule(const ChashRingSpec *spec, ChashPoint *points,
+				  uint32 *npoints)
+{
+	uint32		n = *npoints;
+	int			bits = spec->hash->bits;
+	uint64		space_mask = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
+
+	if (n == 0 || spec->lookup == CHASH_LOOKUP_SUCCESSOR)
+		return;
+	if (spec->lookup == CHASH_LOOKUP_PREDECESSOR)
+	{
+		ChashPoint	last = points[n - 1];
+
+		for (uint32 j = n - 1; j > 0; j--)
+		{
+			points[j].node = points[j - 1].node;
+			points[j].vnode = points[j - 1].vnode;
+		}
+		points[0].node = last.node;
+		points[0].vnode = last.vnode;
+		return;
+	}
+
+	/* nearest: one point a distinct position, the first there */
+	{
+		uint32		m = 0;
+		uint32		wrapped = 0;
+
+		for (uint32 j = 0; j < n; j++)
+		{
+			if (m > 0 && points[j].position == points[m - 1].position)
+				continue;
+			points[m++] = points[j];
+		}
+		for (uint32 j = 0; j < m; j++)
+		{
+			uint64		next = points[(j + 1) % m].position;
+			uint64		gap = (next - points[j].position) & space_mask;
+			uint64		end;
+
+			if (m == 1)
+				gap = space_mask;	/* all the space, but the point itself */
+			end = (points[j].position + gap / 2) & space_mask;
+			if (end < points[j].position)
+				wrapped++;
+			points[j].position = end;
+		}
+		/* ends past the top of the space wrap: to the front, in order */
+		if (wrapped > 0)
+		{
+			ChashPoint *copy = palloc(sizeof(ChashPoint) * m);
+
+			memcpy(copy, points + (m - wrapped), sizeof(ChashPoint) * wrapped);
+			memcpy(copy + wrapped, points, sizeof(ChashPoint) * (m - wrapped));
+			memcpy(points, copy, sizeof(ChashPoint) * m);
+			pfree(copy);
+		}
+		*npoints = m;
+	}
+}
+
 /* Build a ring: its points (16 bytes each while built), then the ring */
 ChashPlacement *
 chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
@@ -694,6 +844,7 @@ chash_ring_build(const ChashRingSpec *spec, MemoryContext parent)
 	uint32		npoints;
 	ChashPoint *points = chash_ring_build_points(spec, &npoints);
 
+	apply_lookup_rule(spec, points, &npoints);
 	return chash_ring_from_points(spec, points, npoints, parent);
 }
 
@@ -779,19 +930,12 @@ member_cmp(const void *a, const void *b, void *arg)
 static ChashPlacement *
 computed_build(const ChashRingSpec *spec, MemoryContext parent)
 {
-	MemoryContext cxt;
 	MemoryContext oldcxt;
-	ChashPlacement *placement;
+	ChashPlacement *placement = placement_new(spec, CHASH_PLACEMENT_COMPUTED,
+											  parent);
 	uint32		nmembers = 0;
 
-	cxt = AllocSetContextCreate(parent, "chash placement",
-								ALLOCSET_SMALL_SIZES);
-	oldcxt = MemoryContextSwitchTo(cxt);
-	placement = palloc0(sizeof(ChashPlacement));
-	placement->mcxt = cxt;
-	placement->kind = CHASH_PLACEMENT_COMPUTED;
-	spec_copy(&placement->spec, spec);
-	MemoryContextSetIdentifier(cxt, placement->spec.name);
+	oldcxt = MemoryContextSwitchTo(placement->mcxt);
 	placement->node_points = palloc0(sizeof(uint32) * Max(spec->nnodes, 1));
 	placement->members = palloc(sizeof(uint32) * Max(spec->nnodes, 1));
 	for (int k = 0; k < spec->nnodes; k++)
@@ -899,7 +1043,7 @@ chash_zones_pick(const ChashPlacement *placement, const uint32 *order,
  */
 int
 chash_ring_walk_for_zones(const ChashPlacement *ring, uint32 at, int n,
-					uint32 *order, bool *seen)
+						  uint32 *order, bool *seen)
 {
 	int			norder = 0;
 	int			nzones = 0;

@@ -353,7 +353,7 @@ check_fingerprints(const FuzzBuilt *b, uint8 sel)
 	fuzz_check(memcmp(fp, again, 16) == 0, "the fingerprint of one spec changed");
 	if (b->ring != NULL)
 	{
-		ChashPlacement  *rebuilt = b->ring;
+		ChashPlacement *rebuilt = b->ring;
 
 		chash_ring_spec_fingerprint(&b->ring->spec, again);
 		fuzz_check(memcmp(fp, again, 16) == 0,
@@ -488,7 +488,7 @@ chosen_points(FuzzInput *in, uint8 mode)
 	int			bits = (mode & 4) ? 64 : 32;
 	bool		strict = (mode & 8) != 0;
 	FuzzBuilt	b;
-	ChashPlacement  *ring = fuzz_chosen_ring(in, bits, strict, NULL, &b);
+	ChashPlacement *ring = fuzz_chosen_ring(in, bits, strict, NULL, &b);
 
 	if (ring->npoints > 0)
 	{

@@ -542,7 +542,7 @@ typedef struct PointsCall
 	const ChashRingSpec *spec;
 	ChashPoint *points;
 	uint32		npoints;
-	ChashPlacement  *ring;
+	ChashPlacement *ring;
 } PointsCall;
 
 static void
@@ -912,7 +912,7 @@ fuzz_chosen_ring(FuzzInput *in, int bits, bool strict, const ChashPlacement *sha
 	uint32		n = 0;
 	uint64		prev = fuzz_u64(in) & max;
 	ChashRingSpec *spec = palloc0(sizeof(ChashRingSpec));
-	ChashPlacement  *ring;
+	ChashPlacement *ring;
 
 	memset(b, 0, sizeof(*b));
 

@@ -36,7 +36,7 @@ typedef struct FuzzBuilt
 	bool		counted;		/* and chash_ring_count_points */
 	int64	   *counts;			/* each node's points */
 	int64		total;
-	ChashPlacement  *ring;			/* the built ring, NULL if too big */
+	ChashPlacement *ring;			/* the built ring, NULL if too big */
 	ChashPoint *ref;			/* the reference build's points */
 } FuzzBuilt;
 
@@ -75,7 +75,7 @@ extern void fuzz_check_ring(const FuzzBuilt *b, const ChashPlacement *ring);
  */
 #define FUZZ_CHOSEN_NODES	16
 extern ChashPlacement *fuzz_chosen_ring(FuzzInput *in, int bits, bool strict,
-								   const ChashPlacement *share, FuzzBuilt *b);
+										const ChashPlacement *share, FuzzBuilt *b);
 
 /* The owner's index by a plain binary search over ring->positions */
 extern uint32 fuzz_ref_find(const ChashPlacement *ring, uint64 key);

@@ -24,7 +24,7 @@ EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
 		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
 	-- a failing row of ring_config ends with its version, a transaction id
-	detail := regexp_replace(detail, '^(Failing row contains \(.*), \d+(, [^,]*)\)\.$', '\1, <version>\2).');
+	detail := regexp_replace(detail, '^(Failing row contains \((?:[^,]*, ){9})\d+(.*)$', '\1<version>\2');
 	RETURN state || ' ' || msg ||
 		coalesce(nullif(' | DETAIL: ' || detail, ' | DETAIL: '), '') ||
 		coalesce(nullif(' | HINT: ' || hint, ' | HINT: '), '');

@@ -59,18 +59,19 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('title', NULL, '''t'''), ('body', NULL, '''b'''), ('s', NULL, '''s'''),
 	('k', NULL, '1'), ('message', NULL, '''m'''), ('key_type', NULL, '''integer''::regtype'),
 	('relname', NULL, '''hostile_keys'''), ('require_active', NULL, 'true'),
-	('distinct_zones', NULL, 'true'), ('table_size', NULL, 'NULL'), ('key_mysql', NULL, '''`id`'''),
+	('distinct_zones', NULL, 'true'), ('table_size', NULL, 'NULL'), ('lookup', NULL, '''nearest'''), ('key_mysql', NULL, '''`id`'''),
 	('name', NULL, '''n''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented
 CREATE TEMP TABLE hostile_nullable (signature text, argname text);
 INSERT INTO hostile_nullable VALUES
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer)', 'hash'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer)', 'vnode_name'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer)', 'key_hash'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer)', 'ketama_variant'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer)', 'ties'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer)', 'table_size'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'hash'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'vnode_name'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'key_hash'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'ketama_variant'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'ties'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'table_size'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'lookup'),
 	('chash_node_add(text,text,double precision,integer,text,text)', 'vnodes'),
 	('chash_node_add(text,text,double precision,integer,text,text)', 'zone'),
 	('chash_node_add(text,text,double precision,integer,text,text)', 'target'),

@@ -163,7 +163,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
 	RETURN 'ERROR:  ' || msg || E'\nDETAIL:  ' ||
-		regexp_replace(detail, '^(Failing row contains \(.*), \d+(, [^,]*)\)\.$', '\1, <version>\2).');
+		regexp_replace(detail, '^(Failing row contains \((?:[^,]*, ){9})\d+(.*)$', '\1<version>\2');
 END
 $$;
 SELECT pg_temp.fails($$INSERT INTO chash.ring_config (ring, hash) VALUES ('bad', 'sha1')$$);
