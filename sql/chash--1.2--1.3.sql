@@ -5,8 +5,9 @@
 
 /*
  * 1.3: placement beyond the name ring.  Computed placements (modulo, jump,
- * rendezvous) beside the rings of points, and the key hash identity, which
- * takes integer keys as their own positions.
+ * rendezvous, maglev) beside the rings of points; nodes at given tokens;
+ * lookup rules; the key hash identity, which takes integer keys as their
+ * own positions; zone-aware replicas; plans between any two schemes.
  */
 
 -- A key hash need not give positions as wide as the points' hash: the
@@ -21,6 +22,46 @@ ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_key_hash_check
 ALTER TABLE chash.ring_config ADD COLUMN table_size integer;
 ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_table_size_check
 	CHECK (table_size BETWEEN 2 AND 67108864);
+
+-- A node's explicit points (algorithm tokens, or a node of a ring ring):
+-- positions as chash_position shows them; the library checks them
+-- against the ring's key hash
+ALTER TABLE chash.node_config ADD COLUMN tokens bigint[];
+ALTER TABLE chash.node_config ADD CONSTRAINT node_config_tokens_check
+	CHECK (CASE WHEN tokens IS NULL THEN true
+				WHEN pg_catalog.array_ndims(tokens) = 1
+				THEN pg_catalog.cardinality(tokens) BETWEEN 1 AND 16777216 AND
+					 pg_catalog.array_position(tokens, NULL) IS NULL
+				ELSE false END);
+
+DROP FUNCTION chash_node_add(text, text, double precision, integer, text, text);
+CREATE FUNCTION chash_node_add(ring text,
+							   node text,
+							   weight double precision DEFAULT 1,
+							   vnodes integer DEFAULT NULL,
+							   zone text DEFAULT NULL,
+							   target text DEFAULT NULL,
+							   tokens bigint[] DEFAULT NULL)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'chash_node_add'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION chash_node_add(text, text, double precision, integer, text, text, bigint[]) IS
+	'add a node to a ring: weight (> 0), own vnodes (default: from the weight), zone, target (where its rows live), tokens (its points, instead of vnodes)';
+
+DROP FUNCTION chash_node_set(text, text, double precision, integer, text, text, text);
+CREATE FUNCTION chash_node_set(ring text,
+							   node text,
+							   weight double precision DEFAULT NULL,
+							   vnodes integer DEFAULT NULL,
+							   state text DEFAULT NULL,
+							   zone text DEFAULT NULL,
+							   target text DEFAULT NULL,
+							   tokens bigint[] DEFAULT NULL)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'chash_node_set'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION chash_node_set(text, text, double precision, integer, text, text, text, bigint[]) IS
+	'change a node''s weight, vnodes, state (active or down), zone, target or tokens; NULL leaves a setting as it is';
 
 -- A ring's lookup rule: the point at or after a key (NULL, the default),
 -- the last at or before it, or the nearest
@@ -46,7 +87,7 @@ CREATE FUNCTION chash_ring_create(ring text,
 	AS 'MODULE_PATHNAME', 'chash_ring_create'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text) IS
-	'create a ring: algorithm (ring, ketama, modulo, jump, rendezvous or maglev), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight, vnode name template ({node}, {i}), first i, hash of the keys (default: hash; identity for integer keys), ketama variant, ties rule, maglev''s table size (a prime, default 65537), lookup rule of ring rings (successor, predecessor or nearest)';
+	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous or maglev), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight, vnode name template ({node}, {i}), first i, hash of the keys (default: hash; identity for integer keys), ketama variant, ties rule, maglev''s table size (a prime, default 65537), lookup rule of ring rings (successor, predecessor or nearest)';
 
 -- Zone-aware replicas: chash_lookup_n(ring, key, n, distinct_zones) picks
 -- nodes of zones that hold no copy yet first.  Without the argument it is
@@ -146,7 +187,7 @@ CREATE FUNCTION chash.routing_fingerprint(ring text) RETURNS text
 SELECT md5(concat_ws(' ', r.algorithm, r.hash, coalesce(r.key_hash, r.hash), r.vnodes, r.vnode_name,
 					 r.vnode_first, r.ketama_variant, r.ties, r.table_size, r.lookup,
 					 (SELECT string_agg(concat_ws(' ', quote_literal(n.node), n.weight, n.vnodes, n.state,
-												  n.ordinal, quote_nullable(n.zone)), ',' ORDER BY n.node)
+												  n.ordinal, quote_nullable(n.zone), n.tokens::text), ',' ORDER BY n.node)
 					  FROM chash.node_config n WHERE n.ring = r.ring)))
 FROM chash.ring_config r WHERE r.ring = routing_fingerprint.ring
 $$;

@@ -326,7 +326,12 @@ chash_ring_copy(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("ring \"%s\" already exists", MSG(dst))));
-	(void) execute_with_own_args(fcinfo,
+	(void) execute_with_own_args(fcinfo, chash_catalog_has_table_size() ?
+								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+								 " (ring, node, weight, vnodes, zone, state, ordinal, target, tokens)"
+								 " SELECT $2, node, weight, vnodes, zone, state, ordinal, target, tokens"
+								 " FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+								 " WHERE ring" CHASH_EQ "$1" :
 								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 								 " (ring, node, weight, vnodes, zone, state, ordinal, target)"
 								 " SELECT $2, node, weight, vnodes, zone, state, ordinal, target"
@@ -365,7 +370,8 @@ chash_node_add(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[6] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID};
+	Oid			argtypes[7] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID,
+	INT8ARRAYOID};
 
 	check_node_name(node);
 	if (PG_ARGISNULL(2))
@@ -380,16 +386,22 @@ chash_node_add(PG_FUNCTION_ARGS)
 	if (!chash_catalog_ring_exists(ring))
 		error_ring_missing(ring);
 
+	/* the functions of 1.0 (no target) and of 1.1 and 1.2 (no tokens) */
 	if (execute_with_own_args(fcinfo, PG_NARGS() < 6 ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " (ring, node, weight, vnodes, zone)"
 							  " VALUES ($1, $2, $3, $4, $5)"
 							  " ON CONFLICT (ring, node) DO NOTHING" :
+							  PG_NARGS() < 7 ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " (ring, node, weight, vnodes, zone, target)"
 							  " VALUES ($1, $2, $3, $4, $5, $6)"
+							  " ON CONFLICT (ring, node) DO NOTHING" :
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " (ring, node, weight, vnodes, zone, target, tokens)"
+							  " VALUES ($1, $2, $3, $4, $5, $6, $7)"
 							  " ON CONFLICT (ring, node) DO NOTHING",
-							  Min(PG_NARGS(), 6), argtypes) == 0)
+							  Min(PG_NARGS(), 7), argtypes) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("node \"%s\" already exists in ring \"%s\"", MSG(node), MSG(ring)),
@@ -428,7 +440,8 @@ chash_node_set(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[7] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID};
+	Oid			argtypes[8] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
+	INT8ARRAYOID};
 
 	if (!PG_ARGISNULL(2))
 		check_weight(PG_GETARG_FLOAT8(2));
@@ -439,6 +452,7 @@ chash_node_set(PG_FUNCTION_ARGS)
 
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_UPDATE, ring);
 
+	/* the functions of 1.0 (no target) and of 1.1 and 1.2 (no tokens) */
 	if (execute_with_own_args(fcinfo, PG_NARGS() < 7 ?
 							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " SET weight = coalesce($3, weight),"
@@ -446,14 +460,23 @@ chash_node_set(PG_FUNCTION_ARGS)
 							  " state = coalesce($5, state),"
 							  " zone = coalesce($6, zone)"
 							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2" :
+							  PG_NARGS() < 8 ?
 							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " SET weight = coalesce($3, weight),"
 							  " vnodes = coalesce($4, vnodes),"
 							  " state = coalesce($5, state),"
 							  " zone = coalesce($6, zone),"
 							  " target = coalesce($7, target)"
+							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2" :
+							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " SET weight = coalesce($3, weight),"
+							  " vnodes = coalesce($4, vnodes),"
+							  " state = coalesce($5, state),"
+							  " zone = coalesce($6, zone),"
+							  " target = coalesce($7, target),"
+							  " tokens = coalesce($8, tokens)"
 							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2",
-							  Min(PG_NARGS(), 7), argtypes) == 0)
+							  Min(PG_NARGS(), 8), argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();
 }

@@ -8,6 +8,8 @@
  * template with {node} and {i} replaced, i counting from vnode_first.  A
  * point depends on its node's name and its number only, so changing one
  * node's weight or vnodes adds or removes that node's points and no others.
+ * A node given tokens has those points instead (its weight and the
+ * template do not apply to it).
  *
  *-------------------------------------------------------------------------
  */
@@ -34,6 +36,8 @@ ring_node_points(const ChashRingSpec *spec, int node)
 
 	if (!n->active)
 		return 0;
+	if (n->ntokens > 0)
+		return n->ntokens;
 	if (n->vnodes > 0)
 		return n->vnodes;
 
@@ -59,6 +63,11 @@ ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 	ChashNameTemplate t;
 	int64		work = 0;
 
+	if (n->ntokens > 0)
+	{
+		chash_tokens_build(n, node, out);
+		return;
+	}
 	chash_template_init(&t, spec->vnode_name_utf8, spec->vnode_name_utf8_len,
 						n->name_utf8, n->name_utf8_len);
 	for (int64 v = 0; v < count; v++)
@@ -84,6 +93,11 @@ ring_point_label(const ChashRingSpec *spec, int node, uint32 vnode,
 {
 	const ChashNodeSpec *n = &spec->nodes[node];
 
+	if (n->ntokens > 0)
+	{
+		appendStringInfo(buf, "token %d", (int) vnode);
+		return;
+	}
 	chash_template_expand(buf, spec->vnode_name, n->name, n->name_len,
 						  (int64) spec->vnode_first + vnode);
 }
@@ -98,6 +112,7 @@ const ChashAlgorithm chash_algorithm_ring = {
 	.point_label = ring_point_label,
 	.kind = CHASH_PLACEMENT_POINTS,
 	.has_lookup_rules = true,
+	.takes_tokens = true,
 	.names_hashed = true,
 	.weighted = true,
 	.description = "virtual nodes named by a template, each hashed onto the ring",

@@ -21,6 +21,7 @@ static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_jump,
 	&chash_algorithm_rendezvous,
 	&chash_algorithm_maglev,
+	&chash_algorithm_tokens,
 };
 
 /* The algorithm of that name, or NULL */

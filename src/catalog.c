@@ -26,6 +26,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -151,7 +152,7 @@ static const char *const ring_columns[] = {
 	"vnode_first", "ketama_variant", "ties", "version", "table_size", "lookup"
 };
 static const char *const node_columns[] = {
-	"ring", "node", "weight", "vnodes", "state", "ordinal", "zone"
+	"ring", "node", "weight", "vnodes", "state", "ordinal", "zone", "tokens"
 };
 
 static bool
@@ -343,6 +344,37 @@ spi_text(HeapTuple tuple, int col, MemoryContext mcxt)
 	return MemoryContextStrdup(mcxt, TextDatumGetCString(d));
 }
 
+/* A node's tokens (bigint[], NULL for none) into n, in mcxt */
+static void
+spi_tokens(HeapTuple tuple, int col, MemoryContext mcxt, ChashNodeSpec *n)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, col, &isnull);
+	ArrayType  *array;
+	Datum	   *elems;
+	bool	   *elem_nulls;
+	int			nelems;
+	int64	   *tokens;
+
+	n->ntokens = 0;
+	n->tokens = NULL;
+	if (isnull)
+		return;
+	array = DatumGetArrayTypeP(d);
+	deconstruct_array(array, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+					  TYPALIGN_DOUBLE, &elems, &elem_nulls, &nelems);
+	tokens = MemoryContextAlloc(mcxt, sizeof(int64) * Max(nelems, 1));
+	for (int i = 0; i < nelems; i++)
+	{
+		/* the catalog's CHECK keeps NULLs out */
+		if (elem_nulls[i])
+			elog(ERROR, "token of node \"%s\" is null", n->name);
+		tokens[i] = DatumGetInt64(elems[i]);
+	}
+	n->ntokens = nelems;
+	n->tokens = tokens;
+}
+
 static Datum
 spi_value(HeapTuple tuple, int col)
 {
@@ -420,6 +452,10 @@ static const char *const node_queries[] = {
 	" state" CHASH_EQ "'active', coalesce(ordinal, 0), zone"
 	" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 	" WHERE ring" CHASH_EQ "$1",
+	"SELECT node, weight, coalesce(vnodes, 0),"
+	" state" CHASH_EQ "'active', coalesce(ordinal, 0), zone, tokens"
+	" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+	" WHERE ring" CHASH_EQ "$1",
 };
 
 /*
@@ -482,7 +518,8 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 
 	if (with_nodes)
 	{
-		spi_select_ring(node_queries[version == 0 ? 0 : 1], ringdatum, latest);
+		spi_select_ring(node_queries[version == 0 ? 0 : version < 3 ? 1 : 2],
+						ringdatum, latest);
 		spec->nnodes = (int) SPI_processed;
 	}
 	spec->nodes = MemoryContextAllocZero(callercxt,
@@ -499,6 +536,8 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 		n->active = DatumGetBool(spi_value(row, 4));
 		n->ordinal = DatumGetInt64(spi_value(row, 5));
 		n->zone = spi_text(row, 6, callercxt);
+		if (version >= 3)
+			spi_tokens(row, 7, callercxt, n);
 	}
 	SPI_finish();
 	if (pushed)

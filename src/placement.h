@@ -31,6 +31,8 @@ typedef struct ChashNodeSpec
 	int64		ordinal;		/* place in the client's server list */
 	const char *zone;			/* server encoding; NULL: none (a zone of its
 								 * own, for distinct_zones) */
+	int32		ntokens;		/* its explicit points, 0 if none */
+	const int64 *tokens;		/* their positions, as SQL shows them */
 } ChashNodeSpec;
 
 /*
@@ -149,6 +151,8 @@ typedef struct ChashAlgorithm
 	bool		weighted;		/* nodes' weights count (else all must be 1) */
 	bool		has_table;		/* a lookup table, of table_size slots */
 	bool		has_lookup_rules;	/* a ring setting lookup may be given */
+	bool		takes_tokens;	/* nodes may be given their points */
+	bool		needs_tokens;	/* every active node must be */
 
 	/*
 	 * Computed placements.  build: derive what lookups need from the
@@ -178,6 +182,7 @@ extern const ChashAlgorithm chash_algorithm_modulo;
 extern const ChashAlgorithm chash_algorithm_jump;
 extern const ChashAlgorithm chash_algorithm_rendezvous;
 extern const ChashAlgorithm chash_algorithm_maglev;
+extern const ChashAlgorithm chash_algorithm_tokens;
 
 /*
  * Virtual node names from a template with {node} and {i} (template.c):
@@ -266,6 +271,10 @@ chash_ring_owner(const ChashPlacement *ring, uint32 i)
 
 extern void chash_ring_prepare_spec(ChashRingSpec *spec);
 extern void chash_refuse_variant(const ChashRingSpec *spec);
+extern void chash_check_tokens(const ChashRingSpec *spec,
+							   const ChashNodeSpec *node);
+extern void chash_tokens_build(const ChashNodeSpec *node, int index,
+							   ChashPoint *out);
 extern void chash_computed_prepare(ChashRingSpec *spec);
 extern int64 chash_computed_node_points(const ChashRingSpec *spec, int node);
 extern void chash_members_from(const ChashPlacement *placement, uint32 first,

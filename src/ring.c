@@ -125,6 +125,7 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 				 errhint("Use \"%s\" as the key hash only: chash_ring_create(ring, algorithm, key_hash => '%s').",
 						 spec->hash->name, spec->hash->name)));
 	if (spec->algorithm->kind == CHASH_PLACEMENT_POINTS &&
+		spec->algorithm->names_hashed &&
 		spec->hash->bits != spec->key_hash->bits)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -187,6 +188,76 @@ chash_computed_prepare(ChashRingSpec *spec)
 						   spec->name, spec->algorithm->name)));
 }
 
+/*
+ * A node's tokens: only where the algorithm takes them, not with vnodes of
+ * its own, and in the key hash's space (0 to 2^bits - 1 unsigned, as SQL
+ * shows a position: 64-bit ones as signed bigints)
+ */
+void
+chash_check_tokens(const ChashRingSpec *spec, const ChashNodeSpec *node)
+{
+	int			bits = spec->key_hash->bits;
+
+	if (!spec->algorithm->takes_tokens)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("node \"%s\" of ring \"%s\" cannot have tokens",
+						chash_message_name(node->name, node->name_len),
+						spec->name),
+				 errdetail("Algorithm \"%s\" computes where its nodes are.",
+						   spec->algorithm->name),
+				 errhint("Use algorithm \"ring\" or \"tokens\" for nodes at given positions.")));
+	if (node->weight != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("node \"%s\" of ring \"%s\" has both tokens and weight %g",
+						chash_message_name(node->name, node->name_len),
+						spec->name, node->weight),
+				 errdetail("A node's tokens are its points: its weight is 1.")));
+	if (node->vnodes > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("node \"%s\" of ring \"%s\" has both tokens and vnodes",
+						chash_message_name(node->name, node->name_len),
+						spec->name),
+				 errdetail("A node's tokens are its points.")));
+	if (node->ntokens > CHASH_MAX_VNODES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("node \"%s\" has too many tokens",
+						chash_message_name(node->name, node->name_len)),
+				 errdetail("It has %d; the most a node can have is %d.",
+						   node->ntokens, CHASH_MAX_VNODES)));
+	if (bits == 64)
+		return;
+	for (int i = 0; i < node->ntokens; i++)
+	{
+		if (node->tokens[i] < 0 || (uint64) node->tokens[i] > (UINT64CONST(1) << bits) - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("token %lld of node \"%s\" is outside ring \"%s\"",
+							(long long) node->tokens[i],
+							chash_message_name(node->name, node->name_len),
+							spec->name),
+					 errdetail("Key hash \"%s\" gives positions from 0 to %llu.",
+							   spec->key_hash->name,
+							   (unsigned long long) ((UINT64CONST(1) << bits) - 1))));
+	}
+}
+
+/* A node's given points: token i at its position, as vnode i */
+void
+chash_tokens_build(const ChashNodeSpec *node, int index, ChashPoint *out)
+{
+	for (int i = 0; i < node->ntokens; i++)
+	{
+		/* SQL shows a 64-bit position as a signed bigint: the same bits */
+		out[i].position = (uint64) node->tokens[i];
+		out[i].node = index;
+		out[i].vnode = i;
+	}
+}
+
 /* Computed placements have no points */
 int64
 chash_computed_node_points(const ChashRingSpec *spec, int node)
@@ -226,6 +297,17 @@ chash_ring_check_node(const ChashRingSpec *spec, const ChashNodeSpec *node)
 				 errdetail("Algorithm \"%s\" gives every active node an equal share; its nodes have weight 1.",
 						   spec->algorithm->name),
 				 errhint("Use algorithm \"rendezvous\" or \"ring\" for weighted nodes.")));
+	if (node->ntokens > 0)
+		chash_check_tokens(spec, node);
+	else if (spec->algorithm->needs_tokens && node->active)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("node \"%s\" of ring \"%s\" has no tokens",
+						chash_message_name(node->name, node->name_len),
+						spec->name),
+				 errdetail("Algorithm \"%s\" places each node at the tokens it is given.",
+						   spec->algorithm->name),
+				 errhint("Give it tokens: chash_node_add(ring, node, tokens => ARRAY[...]).")));
 	if (spec->algorithm->kind != CHASH_PLACEMENT_POINTS && node->vnodes > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -345,6 +427,7 @@ chash_ring_spec_fingerprint(const ChashRingSpec *spec, uint8 fingerprint[16])
 		fingerprint_bytes(&state, &n->active, sizeof(n->active));
 		fingerprint_bytes(&state, &n->ordinal, sizeof(n->ordinal));
 		fingerprint_string(&state, n->zone);
+		fingerprint_bytes(&state, n->tokens, (int) sizeof(int64) * n->ntokens);
 	}
 	h = XXH3_128bits_digest(&state);
 	XXH128_canonicalFromHash(&canonical, h);
@@ -609,6 +692,13 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 		d->name = pstrdup(s->name);
 		d->name_utf8 = copy_string(s->name_utf8, s->name, d->name);
 		d->zone = s->zone ? pstrdup(s->zone) : NULL;
+		if (s->ntokens > 0)
+		{
+			int64	   *tokens = palloc(sizeof(int64) * s->ntokens);
+
+			memcpy(tokens, s->tokens, sizeof(int64) * s->ntokens);
+			d->tokens = tokens;
+		}
 	}
 }
 

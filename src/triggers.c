@@ -58,6 +58,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -319,6 +320,27 @@ add_node_points(HTAB *rings, TupleTableSlot *slot, Oid relid, const char *ring,
 	node.weight = isnull ? 1 : DatumGetFloat8(d);
 	d = slot_getattr(slot, get_attnum(relid, "vnodes"), &isnull);
 	node.vnodes = isnull ? 0 : DatumGetInt32(d);
+	/* tokens (1.3): the node's points, as the catalog's read gives them */
+	if (get_attnum(relid, "tokens") != InvalidAttrNumber)
+	{
+		d = slot_getattr(slot, get_attnum(relid, "tokens"), &isnull);
+		if (!isnull)
+		{
+			ArrayType  *array = DatumGetArrayTypeP(d);
+			Datum	   *elems;
+			bool	   *elem_nulls;
+			int			nelems;
+			int64	   *tokens;
+
+			deconstruct_array(array, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+							  TYPALIGN_DOUBLE, &elems, &elem_nulls, &nelems);
+			tokens = palloc(sizeof(int64) * Max(nelems, 1));
+			for (int i = 0; i < nelems; i++)
+				tokens[i] = elem_nulls[i] ? 0 : DatumGetInt64(elems[i]);
+			node.ntokens = nelems;
+			node.tokens = tokens;
+		}
+	}
 	state = slot_text(slot, get_attnum(relid, "state"));
 	node.active = state != NULL && strcmp(state, "active") == 0;
 	r->points += sign * chash_ring_node_points_alone(r->settings, &node,

@@ -312,6 +312,70 @@ SELECT chash_ring_create('bad', table_size => 65537);
 UPDATE chash.ring_config SET table_size = 65537 WHERE ring = 'mod4';
 
 --
+-- Nodes at given tokens: the algorithm tokens (every node), and nodes of a
+-- ring ring given their points
+--
+SELECT chash_ring_create('tok', algorithm => 'tokens', key_hash => 'murmur3_32');
+SELECT chash_node_add('tok', 't1', tokens => ARRAY[1000000000, 3000000000]),
+	   chash_node_add('tok', 't2', tokens => ARRAY[2000000000]),
+	   chash_node_add('tok', 't3', tokens => ARRAY[4000000000]);
+SELECT * FROM chash_points('tok');
+SELECT node, points FROM chash.nodes WHERE ring = 'tok' ORDER BY node;
+-- a key belongs to the first token at or after it, wrapping
+SELECT k, chash_position('tok', k) AS position, chash_lookup('tok', k)
+FROM unnest(ARRAY['key-1', 'key-2', 'key-3', 'key-4', 'key-5', 'key-6']) k ORDER BY 2;
+SELECT count(*) AS keys,
+	   count(*) FILTER (WHERE chash_lookup('tok', k) =
+						coalesce((SELECT node FROM chash_points('tok') WHERE point >= chash_hash('murmur3_32', k)
+								  ORDER BY point LIMIT 1), 't1')) AS as_the_tokens_say
+FROM (SELECT 'key-' || i AS k FROM generate_series(1, 10000) i) s;
+-- ownership is the arcs before the tokens, exactly
+SELECT node, round((owned * 4294967296)::numeric) AS positions FROM chash_ownership('tok') ORDER BY node;
+-- range sharding on identity keys: the tokens are the upper ends
+SELECT chash_ring_create('ranges', algorithm => 'tokens', key_hash => 'identity');
+SELECT chash_node_add('ranges', 'low', tokens => ARRAY[999]),
+	   chash_node_add('ranges', 'mid', tokens => ARRAY[9999]),
+	   chash_node_add('ranges', 'high', tokens => ARRAY[9223372036854775807]);
+SELECT id, chash_lookup('ranges', id) FROM unnest(ARRAY[0, 999, 1000, 9999, 10000, 123456789]) id;
+-- changing a node's tokens moves the keys between them only
+SELECT chash_ring_copy('ranges', 'ranges2');
+SELECT chash_node_set('ranges2', 'low', tokens => ARRAY[4999]);
+SELECT min(key) AS first_moved, max(key) AS last_moved, count(*) AS moved,
+	   bool_and(from_node = 'mid' AND to_node = 'low') AS mid_to_low
+FROM chash_moved_keys('ranges', 'ranges2', ARRAY(SELECT generate_series(0, 20000)));
+-- a ring ring with a node at given tokens beside nodes of vnodes
+SELECT chash_ring_create('mixed', hash => 'murmur3_32', vnodes => 8);
+SELECT chash_node_add('mixed', 'v1'), chash_node_add('mixed', 'v2'),
+	   chash_node_add('mixed', 'fixed', tokens => ARRAY[0, 2147483648]);
+SELECT node, count(*) AS points, min(vnode) AS first_label FROM chash_points('mixed') GROUP BY node ORDER BY node;
+SELECT node, points FROM chash.nodes WHERE ring = 'mixed' ORDER BY node;
+SELECT lookup IS NULL AS default_rule, (SELECT tokens FROM chash.node_config WHERE ring = 'mixed' AND node = 'fixed')
+FROM chash.ring_config WHERE ring = 'mixed';
+SELECT chash_ring_copy('mixed', 'mixed_copy');
+SELECT tokens FROM chash.node_config WHERE ring = 'mixed_copy' AND node = 'fixed';
+-- what tokens do not go with
+SELECT chash_node_add('tok', 't4');
+SELECT chash_node_add('tok', 't4', tokens => ARRAY[5000000000]);
+SELECT chash_node_add('tok', 't4', tokens => ARRAY[-1]);
+SELECT chash_node_add('tok', 't4', tokens => ARRAY[5], vnodes => 2);
+SELECT chash_node_add('tok', 't4', tokens => ARRAY[5], weight => 2);
+SELECT chash_node_add('mixed', 'both', tokens => ARRAY[5], vnodes => 3);
+SELECT chash_node_add('mod4', 'tokened', tokens => ARRAY[5]);
+SELECT chash_node_add('ranges', 'neg', tokens => ARRAY[-5]);
+SELECT chash_node_add('mixed', 'heavy', tokens => ARRAY[5], weight => 2);
+-- (the failing rows' DETAIL shows their ordinals: left out)
+\set VERBOSITY terse
+INSERT INTO chash.node_config (ring, node, tokens) VALUES ('tok', 'nulls', ARRAY[1, NULL]::bigint[]);
+INSERT INTO chash.node_config (ring, node, tokens) VALUES ('tok', 'none', '{}');
+INSERT INTO chash.node_config (ring, node, tokens) VALUES ('tok', 'square', '{{1},{2}}');
+\set VERBOSITY default
+UPDATE chash.node_config SET tokens = NULL WHERE ring = 'tok' AND node = 't2';
+SELECT node, tokens FROM chash.node_config WHERE ring = 'tok' ORDER BY node;
+-- a node down keeps its tokens and owns nothing; the others take its keys
+SELECT chash_node_set('tok', 't3', state => 'down');
+SELECT node, round((owned * 4294967296)::numeric) AS positions FROM chash_ownership('tok') ORDER BY node;
+
+--
 -- Lookup rules of ring rings: the successor (the default), the
 -- predecessor (the last point at or before the key) and the nearest point
 -- (ties to the earlier), each against a reference over chash_points
