@@ -100,7 +100,7 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 		if (!spec->algorithm->has_lookup_rules)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("lookup applies to rings of algorithm \"ring\" only"),
+					 errmsg("lookup applies to rings of algorithms \"ring\" and \"tokens\" only"),
 					 errdetail("Ring \"%s\" uses algorithm \"%s\".",
 							   spec->name, spec->algorithm->name)));
 		spec->lookup = lookup_rules[i].rule;

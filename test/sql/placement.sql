@@ -337,6 +337,12 @@ SELECT chash_node_add('ranges', 'low', tokens => ARRAY[999]),
 	   chash_node_add('ranges', 'mid', tokens => ARRAY[9999]),
 	   chash_node_add('ranges', 'high', tokens => ARRAY[9223372036854775807]);
 SELECT id, chash_lookup('ranges', id) FROM unnest(ARRAY[0, 999, 1000, 9999, 10000, 123456789]) id;
+-- lower ends instead: the predecessor rule
+SELECT chash_ring_create('ranges_low', algorithm => 'tokens', key_hash => 'identity', lookup => 'predecessor');
+SELECT chash_node_add('ranges_low', 'low', tokens => ARRAY[0]),
+	   chash_node_add('ranges_low', 'mid', tokens => ARRAY[1000]),
+	   chash_node_add('ranges_low', 'high', tokens => ARRAY[10000]);
+SELECT id, chash_lookup('ranges_low', id) FROM unnest(ARRAY[0, 999, 1000, 9999, 10000, 123456789]) id;
 -- changing a node's tokens moves the keys between them only
 SELECT chash_ring_copy('ranges', 'ranges2');
 SELECT chash_node_set('ranges2', 'low', tokens => ARRAY[4999]);
