@@ -38,12 +38,6 @@ jump_bucket(uint64 key, int32 buckets)
 	return (int32) b;
 }
 
-static void
-jump_prepare(ChashRingSpec *spec)
-{
-	chash_computed_prepare(spec);
-}
-
 static uint32
 jump_owner(const ChashPlacement *placement, uint64 position)
 {
@@ -82,7 +76,7 @@ const ChashAlgorithm chash_algorithm_jump = {
 	.kind = CHASH_PLACEMENT_COMPUTED,
 	.default_hash = "xxh3_64",
 	.default_vnode_name = "{node}#{i}",
-	.prepare = jump_prepare,
+	.prepare = chash_computed_prepare,
 	.node_points = chash_computed_node_points,
 	.description = "jump consistent hash (Lamping and Veach) over the active nodes in ordinal order",
 	.node_points_alone = true,

@@ -20,12 +20,6 @@
 
 #include "placement.h"
 
-static void
-modulo_prepare(ChashRingSpec *spec)
-{
-	chash_computed_prepare(spec);
-}
-
 static uint32
 modulo_owner(const ChashPlacement *placement, uint64 position)
 {
@@ -71,7 +65,7 @@ const ChashAlgorithm chash_algorithm_modulo = {
 	.kind = CHASH_PLACEMENT_COMPUTED,
 	.default_hash = "xxh3_64",
 	.default_vnode_name = "{node}#{i}",
-	.prepare = modulo_prepare,
+	.prepare = chash_computed_prepare,
 	.node_points = chash_computed_node_points,
 	.description = "position mod n over the active nodes in ordinal order (id % n with key hash identity)",
 	.node_points_alone = true,

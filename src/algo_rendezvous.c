@@ -34,12 +34,6 @@ typedef struct RendezvousData
 } RendezvousData;
 
 static void
-rendezvous_prepare(ChashRingSpec *spec)
-{
-	chash_computed_prepare(spec);
-}
-
-static void
 rendezvous_build(ChashPlacement *placement)
 {
 	const ChashRingSpec *spec = &placement->spec;
@@ -354,7 +348,7 @@ const ChashAlgorithm chash_algorithm_rendezvous = {
 	.kind = CHASH_PLACEMENT_COMPUTED,
 	.default_hash = "xxh3_64",
 	.default_vnode_name = "{node}#{i}",
-	.prepare = rendezvous_prepare,
+	.prepare = chash_computed_prepare,
 	.node_points = chash_computed_node_points,
 	.description = "highest random weight: each active node scores each key, -weight / ln(draw); the highest owns it",
 	.node_points_alone = true,

@@ -344,35 +344,30 @@ spi_text(HeapTuple tuple, int col, MemoryContext mcxt)
 	return MemoryContextStrdup(mcxt, TextDatumGetCString(d));
 }
 
-/* A node's tokens (bigint[], NULL for none) into n, in mcxt */
-static void
-spi_tokens(HeapTuple tuple, int col, MemoryContext mcxt, ChashNodeSpec *n)
+/*
+ * A node's tokens, a bigint[] of the catalog (which keeps NULLs out), into
+ * n, allocated in mcxt
+ */
+void
+chash_catalog_tokens(Datum tokens, MemoryContext mcxt, ChashNodeSpec *n)
 {
-	bool		isnull;
-	Datum		d = SPI_getbinval(tuple, SPI_tuptable->tupdesc, col, &isnull);
-	ArrayType  *array;
+	ArrayType  *array = DatumGetArrayTypeP(tokens);
 	Datum	   *elems;
 	bool	   *elem_nulls;
 	int			nelems;
-	int64	   *tokens;
+	int64	   *values;
 
-	n->ntokens = 0;
-	n->tokens = NULL;
-	if (isnull)
-		return;
-	array = DatumGetArrayTypeP(d);
 	deconstruct_array(array, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
 					  TYPALIGN_DOUBLE, &elems, &elem_nulls, &nelems);
-	tokens = MemoryContextAlloc(mcxt, sizeof(int64) * Max(nelems, 1));
+	values = MemoryContextAlloc(mcxt, sizeof(int64) * Max(nelems, 1));
 	for (int i = 0; i < nelems; i++)
 	{
-		/* the catalog's CHECK keeps NULLs out */
 		if (elem_nulls[i])
 			elog(ERROR, "token of node \"%s\" is null", n->name);
-		tokens[i] = DatumGetInt64(elems[i]);
+		values[i] = DatumGetInt64(elems[i]);
 	}
 	n->ntokens = nelems;
-	n->tokens = tokens;
+	n->tokens = values;
 }
 
 static Datum
@@ -536,8 +531,16 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 		n->active = DatumGetBool(spi_value(row, 4));
 		n->ordinal = DatumGetInt64(spi_value(row, 5));
 		n->zone = spi_text(row, 6, callercxt);
+		n->ntokens = 0;
+		n->tokens = NULL;
 		if (version >= 3)
-			spi_tokens(row, 7, callercxt, n);
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(row, SPI_tuptable->tupdesc, 7, &isnull);
+
+			if (!isnull)
+				chash_catalog_tokens(d, callercxt, n);
+		}
 	}
 	SPI_finish();
 	if (pushed)

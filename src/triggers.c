@@ -58,7 +58,6 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -325,21 +324,7 @@ add_node_points(HTAB *rings, TupleTableSlot *slot, Oid relid, const char *ring,
 	{
 		d = slot_getattr(slot, get_attnum(relid, "tokens"), &isnull);
 		if (!isnull)
-		{
-			ArrayType  *array = DatumGetArrayTypeP(d);
-			Datum	   *elems;
-			bool	   *elem_nulls;
-			int			nelems;
-			int64	   *tokens;
-
-			deconstruct_array(array, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
-							  TYPALIGN_DOUBLE, &elems, &elem_nulls, &nelems);
-			tokens = palloc(sizeof(int64) * Max(nelems, 1));
-			for (int i = 0; i < nelems; i++)
-				tokens[i] = elem_nulls[i] ? 0 : DatumGetInt64(elems[i]);
-			node.ntokens = nelems;
-			node.tokens = tokens;
-		}
+			chash_catalog_tokens(d, CurrentMemoryContext, &node);
 	}
 	state = slot_text(slot, get_attnum(relid, "state"));
 	node.active = state != NULL && strcmp(state, "active") == 0;
