@@ -5,7 +5,8 @@
 
 /*
  * 1.3: placement beyond the name ring.  Computed placements (modulo, jump,
- * rendezvous, maglev) beside the rings of points; nodes at given tokens;
+ * rendezvous, maglev, slots) beside the rings of points; nodes at given
+ * tokens and nodes owning given slots;
  * lookup rules; the key hash identity, which takes integer keys as their
  * own positions; zone-aware replicas; plans between any two schemes.
  */
@@ -17,8 +18,9 @@ ALTER TABLE chash.ring_config DROP CONSTRAINT ring_config_key_hash_check;
 ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_key_hash_check
 	CHECK (key_hash IS NULL OR chash.hash_bits(key_hash) IS NOT NULL);
 
--- Maglev's lookup table: its size, NULL for the default (65537); the
--- library checks that it is prime and large enough for the nodes
+-- The size of a ring's table, NULL for its algorithm's default: maglev's
+-- lookup table (65537; the library checks that it is prime and large
+-- enough for the nodes) or the number of slots of slots (16384)
 ALTER TABLE chash.ring_config ADD COLUMN table_size integer;
 ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_table_size_check
 	CHECK (table_size BETWEEN 2 AND 67108864);
@@ -34,6 +36,24 @@ ALTER TABLE chash.node_config ADD CONSTRAINT node_config_tokens_check
 					 pg_catalog.array_position(tokens, NULL) IS NULL
 				ELSE false END);
 
+-- A node's slot ranges (algorithm slots): NULL if it was given none (the
+-- slots are then split evenly, unless another active node was given some),
+-- and an empty array for a node that owns no slot.  The library checks
+-- them against the ring's number of slots and each other.
+CREATE FUNCTION chash.slot_ranges_valid(slots int4range[]) RETURNS boolean
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT coalesce(array_ndims(slots), 1) = 1 AND cardinality(slots) <= 16777216 AND
+	   NOT EXISTS (SELECT FROM unnest(slots) AS r
+				   WHERE r IS NULL OR isempty(r) OR lower_inf(r) OR upper_inf(r) OR lower(r) < 0)
+$$;
+COMMENT ON FUNCTION chash.slot_ranges_valid(int4range[]) IS
+	'whether slot ranges can be a node''s: one dimension, each range bounded, not empty and from slot 0 on';
+ALTER TABLE chash.node_config ADD COLUMN slots int4range[];
+ALTER TABLE chash.node_config ADD CONSTRAINT node_config_slots_check
+	CHECK (chash.slot_ranges_valid(slots));
+
 DROP FUNCTION chash_node_add(text, text, double precision, integer, text, text);
 CREATE FUNCTION chash_node_add(ring text,
 							   node text,
@@ -41,12 +61,13 @@ CREATE FUNCTION chash_node_add(ring text,
 							   vnodes integer DEFAULT NULL,
 							   zone text DEFAULT NULL,
 							   target text DEFAULT NULL,
-							   tokens bigint[] DEFAULT NULL)
+							   tokens bigint[] DEFAULT NULL,
+							   slots int4range[] DEFAULT NULL)
 	RETURNS void
 	AS 'MODULE_PATHNAME', 'chash_node_add'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION chash_node_add(text, text, double precision, integer, text, text, bigint[]) IS
-	'add a node to a ring: weight (> 0), own vnodes (default: from the weight), zone, target (where its rows live), tokens (its points, instead of vnodes)';
+COMMENT ON FUNCTION chash_node_add(text, text, double precision, integer, text, text, bigint[], int4range[]) IS
+	'add a node to a ring: weight (> 0), own vnodes (default: from the weight), zone, target (where its rows live), tokens (its points, instead of vnodes), slots (the slot ranges it owns, for slots rings)';
 
 DROP FUNCTION chash_node_set(text, text, double precision, integer, text, text, text);
 CREATE FUNCTION chash_node_set(ring text,
@@ -56,12 +77,13 @@ CREATE FUNCTION chash_node_set(ring text,
 							   state text DEFAULT NULL,
 							   zone text DEFAULT NULL,
 							   target text DEFAULT NULL,
-							   tokens bigint[] DEFAULT NULL)
+							   tokens bigint[] DEFAULT NULL,
+							   slots int4range[] DEFAULT NULL)
 	RETURNS void
 	AS 'MODULE_PATHNAME', 'chash_node_set'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION chash_node_set(text, text, double precision, integer, text, text, text, bigint[]) IS
-	'change a node''s weight, vnodes, state (active or down), zone, target or tokens; NULL leaves a setting as it is';
+COMMENT ON FUNCTION chash_node_set(text, text, double precision, integer, text, text, text, bigint[], int4range[]) IS
+	'change a node''s weight, vnodes, state (active or down), zone, target, tokens or slots (''{}'' for none); NULL leaves a setting as it is';
 
 -- A ring's lookup rule: the point at or after a key (NULL, the default),
 -- the last at or before it, or the nearest
@@ -87,7 +109,7 @@ CREATE FUNCTION chash_ring_create(ring text,
 	AS 'MODULE_PATHNAME', 'chash_ring_create'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text) IS
-	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous or maglev), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight, vnode name template ({node}, {i}), first i, hash of the keys (default: hash; identity for integer keys), ketama variant, ties rule, maglev''s table size (a prime, default 65537), lookup rule of ring rings (successor, predecessor or nearest)';
+	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev or slots), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight, vnode name template ({node}, {i}), first i, hash of the keys (default: hash; identity for integer keys), ketama variant, ties rule, table size (maglev''s, a prime, default 65537; the number of slots, default 16384), lookup rule of ring rings (successor, predecessor or nearest)';
 
 -- Zone-aware replicas: chash_lookup_n(ring, key, n, distinct_zones) picks
 -- nodes of zones that hold no copy yet first.  Without the argument it is
@@ -187,7 +209,8 @@ CREATE FUNCTION chash.routing_fingerprint(ring text) RETURNS text
 SELECT md5(concat_ws(' ', r.algorithm, r.hash, coalesce(r.key_hash, r.hash), r.vnodes, r.vnode_name,
 					 r.vnode_first, r.ketama_variant, r.ties, r.table_size, r.lookup,
 					 (SELECT string_agg(concat_ws(' ', quote_literal(n.node), n.weight, n.vnodes, n.state,
-												  n.ordinal, quote_nullable(n.zone), n.tokens::text), ',' ORDER BY n.node)
+												  n.ordinal, quote_nullable(n.zone), n.tokens::text,
+												  n.slots::text), ',' ORDER BY n.node)
 					  FROM chash.node_config n WHERE n.ring = r.ring)))
 FROM chash.ring_config r WHERE r.ring = routing_fingerprint.ring
 $$;
@@ -288,9 +311,22 @@ $$;
 COMMENT ON FUNCTION chash_move_summary(text, text, regclass, name) IS
 	'for every pair of nodes: the fraction of the hash space moving from one to the other (NULL where the rings compare key by key) and the number of the relation''s keys that do';
 
+-- A key hash in MySQL: crc32 and md5 (its first 4 bytes, little-endian)
+CREATE FUNCTION chash.mysql_key_hash(key_hash text, key_mysql text) RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT CASE key_hash WHEN 'crc32' THEN format('CRC32(%s)', key_mysql)
+	   WHEN 'md5' THEN format('CAST(CONV(HEX(REVERSE(UNHEX(LEFT(MD5(%s), 8)))), 16, 10) AS UNSIGNED)', key_mysql)
+	   END
+$$;
+COMMENT ON FUNCTION chash.mysql_key_hash(text, text) IS
+	'the MySQL expression of key hash crc32 or md5 of a key, NULL for other hashes';
+
 -- What chooses the rows of one node in MySQL (node NULL: the expression
 -- hashed, for the plan's first comment): MOD() for modulo on identity, the
--- node's CRC32() or MD5() ranges for rings of points; NULL where MySQL
+-- node's CRC32() or MD5() ranges for rings of points, its slot ranges of
+-- MOD(key, slots) or MOD(CRC32(key), slots) for slots; NULL where MySQL
 -- cannot compute the ring's placement
 CREATE FUNCTION chash.mysql_node_rows(ring text, node text, key_mysql text) RETURNS text
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -299,8 +335,9 @@ CREATE FUNCTION chash.mysql_node_rows(ring text, node text, key_mysql text) RETU
 DECLARE
 	r record;
 	hashed text;
+	slot text;
 BEGIN
-	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash INTO r
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.table_size INTO r
 	FROM chash.ring_config c WHERE c.ring = mysql_node_rows.ring;
 	IF r.algorithm = 'modulo' AND r.key_hash = 'identity' THEN
 		IF node IS NULL THEN
@@ -310,11 +347,25 @@ BEGIN
 					  (SELECT count(*) FROM chash.placement_members(ring)),
 					  (SELECT m.member FROM chash.placement_members(ring) m WHERE m.node = mysql_node_rows.node));
 	END IF;
+	IF r.algorithm = 'slots' AND r.key_hash IN ('identity', 'crc32', 'md5') THEN
+		slot := format('MOD(%s, %s)', CASE r.key_hash WHEN 'identity' THEN key_mysql
+									  ELSE chash.mysql_key_hash(r.key_hash, key_mysql) END,
+					   coalesce(r.table_size, 16384));
+		IF node IS NULL THEN
+			RETURN slot;
+		END IF;
+		-- INTERVAL() finds the slot among the ascending bounds of the
+		-- node's slot ranges: an odd place is inside one
+		RETURN coalesce(format('INTERVAL(%s, %s) %% 2 = 1', slot,
+							   (SELECT string_agg(lower(x.slots) || ', ' || upper(x.slots), ', '
+												  ORDER BY lower(x.slots))
+								FROM @extschema@.chash_slot_ranges(ring) x
+								WHERE x.node = mysql_node_rows.node)), 'FALSE');
+	END IF;
 	IF r.algorithm NOT IN ('ring', 'ketama') OR r.key_hash NOT IN ('crc32', 'md5') THEN
 		RETURN NULL;
 	END IF;
-	hashed := CASE r.key_hash WHEN 'crc32' THEN format('CRC32(%s)', key_mysql)
-			  ELSE format('CAST(CONV(HEX(REVERSE(UNHEX(LEFT(MD5(%s), 8)))), 16, 10) AS UNSIGNED)', key_mysql) END;
+	hashed := chash.mysql_key_hash(r.key_hash, key_mysql);
 	IF node IS NULL THEN
 		RETURN hashed;
 	END IF;
@@ -326,7 +377,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION chash.mysql_node_rows(text, text, text) IS
-	'the MySQL condition choosing the rows of a ring''s node (modulo on identity, or crc32 and md5 rings), NULL if MySQL cannot compute the ring';
+	'the MySQL condition choosing the rows of a ring''s node (modulo on identity, crc32 and md5 rings, slots on identity, crc32 or md5), NULL if MySQL cannot compute the ring';
 
 CREATE OR REPLACE FUNCTION chash_migration_sql(from_ring text, to_ring text,
 									relation regclass, key_column name,
@@ -416,7 +467,8 @@ BEGIN
 	ELSE
 		IF kind = 'keys' THEN
 			-- each side as MySQL computes it (MOD() for modulo on identity,
-			-- CRC32() and MD5() ranges), or key lists if either side cannot
+			-- CRC32() and MD5() ranges, slots of MOD()), or key lists if
+			-- either side cannot
 			IF chash.mysql_node_rows(from_ring, NULL, key_mysql) IS NOT NULL AND
 			   chash.mysql_node_rows(to_ring, NULL, key_mysql) IS NOT NULL THEN
 				chooses := format('rows chosen by MySQL''s %s on ring "%s" and %s on ring "%s"',
@@ -428,11 +480,10 @@ BEGIN
 		IF chooses IS NOT NULL THEN
 			NULL;				-- key by key, as MySQL computes both rings
 		ELSIF key_hash = 'crc32' THEN
-			hashed := format('CRC32(%s)', key_mysql);
+			hashed := chash.mysql_key_hash(key_hash, key_mysql);
 			chooses := format('rows chosen by MySQL''s %s, which is key hash crc32', hashed);
 		ELSIF key_hash = 'md5' THEN
-			-- the first four bytes of the digest, little-endian
-			hashed := format('CAST(CONV(HEX(REVERSE(UNHEX(LEFT(MD5(%s), 8)))), 16, 10) AS UNSIGNED)', key_mysql);
+			hashed := chash.mysql_key_hash(key_hash, key_mysql);
 			chooses := format('rows chosen by MySQL''s MD5(%s), the first four bytes little-endian, which is key hash md5',
 							  key_mysql);
 		ELSE
@@ -645,3 +696,84 @@ $v$, src, dst, pred, row_expr, src, dst)));
 END
 $$;
 
+
+-- The slots of slots and maglev rings, as ranges of one owner each
+CREATE FUNCTION chash_slot_ranges(ring text)
+	RETURNS TABLE(node text, slots int4range)
+	AS 'MODULE_PATHNAME', 'chash_slot_ranges'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 100;
+COMMENT ON FUNCTION chash_slot_ranges(text) IS
+	'the slots of a slots or maglev ring as ranges of one owner each, in slot order (unowned slots in none)';
+
+/*
+ * The views show what 1.3 added: table_size and lookup of rings, tokens
+ * and slots of nodes.  Dropped and made again, as their columns change;
+ * then read as the caller as in 1.2 (security_invoker from 15 on, a
+ * function of the same query on 14).
+ */
+DROP VIEW chash.rings;
+DROP VIEW chash.nodes;
+DROP FUNCTION IF EXISTS chash.rings_as_caller();
+DROP FUNCTION IF EXISTS chash.nodes_as_caller();
+CREATE VIEW chash.nodes AS
+	SELECT n.ring, n.node, n.weight, n.vnodes, n.zone, n.state, p.points,
+		   n.ordinal, n.target, n.tokens, n.slots
+	FROM chash.node_config n
+	LEFT JOIN (SELECT r.ring, q.node, q.points
+			   FROM chash.ring_config r
+			   CROSS JOIN LATERAL chash.ring_node_points(r.ring) q) p
+	  ON p.ring = n.ring AND p.node = n.node;
+COMMENT ON VIEW chash.nodes IS
+	'one row a node: its ring, weight, own vnodes, zone, state, number of points (NULL if its ring cannot be built or places no points), place in the server list, target, tokens and slot ranges';
+
+CREATE VIEW chash.rings AS
+	SELECT r.ring, r.algorithm, r.hash, coalesce(r.key_hash, r.hash) AS key_hash,
+		   r.vnodes, r.vnode_name, r.vnode_first,
+		   pg_catalog.count(n.node)::integer AS nodes,
+		   (pg_catalog.count(n.node) FILTER (WHERE n.state = 'active'::text))::integer AS active_nodes,
+		   CASE WHEN pg_catalog.count(n.node) OPERATOR(pg_catalog.=) pg_catalog.count(n.points)
+				THEN coalesce(pg_catalog.sum(n.points), 0)::bigint END AS points,
+		   r.ketama_variant, r.ties, r.version,
+		   chash.ring_problem(r.ring) AS problem,
+		   r.table_size, r.lookup
+	FROM chash.ring_config r
+	LEFT JOIN chash.nodes n ON n.ring = r.ring
+	GROUP BY r.ring;
+COMMENT ON VIEW chash.rings IS
+	'one row a ring: its settings, number of nodes (all and active) and of points, its version, why it cannot be built if it cannot, table size and lookup rule';
+GRANT SELECT ON chash.rings, chash.nodes TO PUBLIC;
+
+DO $$
+DECLARE
+	path text := pg_catalog.current_setting('search_path');
+	v text;
+	columns text;
+	body text;
+BEGIN
+	IF pg_catalog.current_setting('server_version_num')::integer >= 150000 THEN
+		ALTER VIEW chash.nodes SET (security_invoker = true);
+		ALTER VIEW chash.rings SET (security_invoker = true);
+		RETURN;
+	END IF;
+	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	FOREACH v IN ARRAY ARRAY['nodes', 'rings'] LOOP
+		SELECT pg_catalog.string_agg(pg_catalog.format('%I %s', a.attname,
+								   pg_catalog.format_type(a.atttypid, a.atttypmod)),
+								   ', ' ORDER BY a.attnum)
+		INTO columns
+		FROM pg_catalog.pg_attribute a
+		WHERE a.attrelid = pg_catalog.to_regclass('chash.' || v) AND a.attnum > 0;
+		body := pg_catalog.pg_get_viewdef(pg_catalog.to_regclass('chash.' || v));
+		EXECUTE pg_catalog.format(
+			'CREATE FUNCTION chash.%I() RETURNS TABLE(%s) LANGUAGE sql STABLE '
+			'SET search_path = pg_catalog, pg_temp AS %L',
+			v || '_as_caller', columns, body);
+		EXECUTE pg_catalog.format(
+			'COMMENT ON FUNCTION chash.%I() IS %L', v || '_as_caller',
+			'the rows of the view chash.' || v || ' as the caller may read them (PostgreSQL 14)');
+		EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW chash.%I AS SELECT * FROM chash.%I()',
+								  v, v || '_as_caller');
+	END LOOP;
+	PERFORM pg_catalog.set_config('search_path', path, true);
+END
+$$;

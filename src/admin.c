@@ -142,10 +142,12 @@ static uint64
 execute_with_own_args(FunctionCallInfo fcinfo, const char *sql,
 					  int nargs, const Oid *argtypes)
 {
-	Datum		args[8];
-	bool		nulls[8];
+	Datum		args[9];		/* chash_node_set's nine at most */
+	bool		nulls[9];
 
-	Assert(nargs <= lengthof(args) && nargs <= PG_NARGS());
+	if (nargs > lengthof(args) || nargs > PG_NARGS())
+		elog(ERROR, "statement of %d arguments from a call of %d", nargs,
+			 PG_NARGS());
 	for (int i = 0; i < nargs; i++)
 	{
 		nulls[i] = PG_ARGISNULL(i);
@@ -328,8 +330,8 @@ chash_ring_copy(PG_FUNCTION_ARGS)
 				 errmsg("ring \"%s\" already exists", MSG(dst))));
 	(void) execute_with_own_args(fcinfo, chash_catalog_has_table_size() ?
 								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
-								 " (ring, node, weight, vnodes, zone, state, ordinal, target, tokens)"
-								 " SELECT $2, node, weight, vnodes, zone, state, ordinal, target, tokens"
+								 " (ring, node, weight, vnodes, zone, state, ordinal, target, tokens, slots)"
+								 " SELECT $2, node, weight, vnodes, zone, state, ordinal, target, tokens, slots"
 								 " FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 								 " WHERE ring" CHASH_EQ "$1" :
 								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
@@ -360,8 +362,8 @@ chash_ring_drop(PG_FUNCTION_ARGS)
 }
 
 /*
- * chash_node_add(ring, node, weight, vnodes, zone, target); the SQL function
- * of version 1.0 passes no target.
+ * chash_node_add(ring, node, weight, vnodes, zone, target, tokens, slots);
+ * the SQL functions of earlier versions pass fewer.
  */
 PG_FUNCTION_INFO_V1(chash_node_add);
 
@@ -370,8 +372,8 @@ chash_node_add(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[7] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID,
-	INT8ARRAYOID};
+	Oid			argtypes[8] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID,
+	INT8ARRAYOID, INT4RANGEARRAYOID};
 
 	check_node_name(node);
 	if (PG_ARGISNULL(2))
@@ -386,7 +388,7 @@ chash_node_add(PG_FUNCTION_ARGS)
 	if (!chash_catalog_ring_exists(ring))
 		error_ring_missing(ring);
 
-	/* the functions of 1.0 (no target) and of 1.1 and 1.2 (no tokens) */
+	/* the functions of 1.0 (no target) and of 1.1 and 1.2 (no tokens, slots) */
 	if (execute_with_own_args(fcinfo, PG_NARGS() < 6 ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " (ring, node, weight, vnodes, zone)"
@@ -398,10 +400,10 @@ chash_node_add(PG_FUNCTION_ARGS)
 							  " VALUES ($1, $2, $3, $4, $5, $6)"
 							  " ON CONFLICT (ring, node) DO NOTHING" :
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
-							  " (ring, node, weight, vnodes, zone, target, tokens)"
-							  " VALUES ($1, $2, $3, $4, $5, $6, $7)"
+							  " (ring, node, weight, vnodes, zone, target, tokens, slots)"
+							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
 							  " ON CONFLICT (ring, node) DO NOTHING",
-							  Min(PG_NARGS(), 7), argtypes) == 0)
+							  Min(PG_NARGS(), 8), argtypes) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("node \"%s\" already exists in ring \"%s\"", MSG(node), MSG(ring)),
@@ -429,9 +431,9 @@ chash_node_remove(PG_FUNCTION_ARGS)
 }
 
 /*
- * chash_node_set(ring, node, weight, vnodes, state, zone, target): a NULL
- * argument leaves that setting as it is.  The SQL function of version 1.0
- * passes no target.
+ * chash_node_set(ring, node, weight, vnodes, state, zone, target, tokens,
+ * slots): a NULL argument leaves that setting as it is.  The SQL functions
+ * of earlier versions pass fewer.
  */
 PG_FUNCTION_INFO_V1(chash_node_set);
 
@@ -440,8 +442,8 @@ chash_node_set(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[8] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
-	INT8ARRAYOID};
+	Oid			argtypes[9] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
+	INT8ARRAYOID, INT4RANGEARRAYOID};
 
 	if (!PG_ARGISNULL(2))
 		check_weight(PG_GETARG_FLOAT8(2));
@@ -452,7 +454,7 @@ chash_node_set(PG_FUNCTION_ARGS)
 
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_UPDATE, ring);
 
-	/* the functions of 1.0 (no target) and of 1.1 and 1.2 (no tokens) */
+	/* the functions of 1.0 (no target) and of 1.1 and 1.2 (no tokens, slots) */
 	if (execute_with_own_args(fcinfo, PG_NARGS() < 7 ?
 							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " SET weight = coalesce($3, weight),"
@@ -474,9 +476,10 @@ chash_node_set(PG_FUNCTION_ARGS)
 							  " state = coalesce($5, state),"
 							  " zone = coalesce($6, zone),"
 							  " target = coalesce($7, target),"
-							  " tokens = coalesce($8, tokens)"
+							  " tokens = coalesce($8, tokens),"
+							  " slots = coalesce($9, slots)"
 							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2",
-							  Min(PG_NARGS(), 8), argtypes) == 0)
+							  Min(PG_NARGS(), 9), argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();
 }

@@ -16,8 +16,8 @@
  * members moves about the changed share, and a little more: the paper's
  * table trades perfect stability for even load.
  *
- * The preference order walks the table on from the owner's slot, as a
- * ring walks its points, taking each node not yet taken.
+ * The default M is 65537.  The preference order and ownership are a
+ * table's (table.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -29,15 +29,8 @@
 
 #include "placement.h"
 
-#define MAGLEV_DEFAULT_TABLE_SIZE 65537
 /* slots a member at least, as the paper advises (M > 100 N) */
 #define MAGLEV_SLOTS_PER_MEMBER 100
-
-typedef struct MaglevData
-{
-	uint32		size;			/* M */
-	uint32	   *table;			/* node index of each slot */
-} MaglevData;
 
 static bool
 is_prime(uint32 m)
@@ -52,23 +45,13 @@ is_prime(uint32 m)
 	return true;
 }
 
-static uint32
-table_size(const ChashRingSpec *spec)
-{
-	return spec->table_size > 0 ? (uint32) spec->table_size : MAGLEV_DEFAULT_TABLE_SIZE;
-}
-
 static void
 maglev_prepare(ChashRingSpec *spec)
 {
-	uint32		m = table_size(spec);
+	uint32		m = chash_table_size(spec);
 
 	chash_computed_prepare(spec);
-	if (m > CHASH_MAX_RING_POINTS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("table_size of ring \"%s\" is too large", spec->name),
-				 errdetail("It is %u; the most is %d.", m, CHASH_MAX_RING_POINTS)));
+	chash_table_check_size(spec);
 	if (!is_prime(m))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -104,9 +87,9 @@ static void
 maglev_build(ChashPlacement *placement)
 {
 	const ChashRingSpec *spec = &placement->spec;
-	MaglevData *data = palloc0(sizeof(MaglevData));
+	ChashSlotTable *table = chash_table_new(spec);
 	int			n = placement->nactive;
-	uint32		m = table_size(spec);
+	uint32		m = table->size;
 	uint32	   *offset = palloc(sizeof(uint32) * Max(n, 1));
 	uint32	   *skip = palloc(sizeof(uint32) * Max(n, 1));
 	uint32	   *next = palloc0(sizeof(uint32) * Max(n, 1));	/* tries made */
@@ -114,13 +97,9 @@ maglev_build(ChashPlacement *placement)
 	double		largest = 0;
 	uint32		filled = 0;
 
-	data->size = m;
-	data->table = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * m);
-	placement->data = data;
+	placement->data = table;
 	if (n == 0)
 		return;
-	for (uint32 s = 0; s < m; s++)
-		data->table[s] = PG_UINT32_MAX;
 	for (int i = 0; i < n; i++)
 	{
 		const ChashNodeSpec *node = &spec->nodes[placement->members[i]];
@@ -144,8 +123,8 @@ maglev_build(ChashPlacement *placement)
 				{
 					slot = (uint32) ((offset[i] + (uint64) next[i] * skip[i]) % m);
 					next[i]++;
-				} while (data->table[slot] != PG_UINT32_MAX);
-				data->table[slot] = placement->members[i];
+				} while (table->slots[slot] != CHASH_SLOT_UNOWNED);
+				table->slots[slot] = placement->members[i];
 				filled++;
 				credit[i] -= 1;
 			}
@@ -160,100 +139,20 @@ maglev_build(ChashPlacement *placement)
 static uint32
 maglev_owner(const ChashPlacement *placement, uint64 position)
 {
-	const MaglevData *data = placement->data;
+	const ChashSlotTable *table = placement->data;
 
-	return data->table[position % data->size];
-}
-
-/* The first n distinct nodes walking the table on from slot 'slot' */
-static void
-walk_table(const ChashPlacement *placement, uint32 slot, uint32 *out, int n,
-		   bool *seen)
-{
-	const MaglevData *data = placement->data;
-	int			found = 0;
-
-	for (uint32 step = 0; step < data->size && found < n; step++)
-	{
-		uint32		node = data->table[slot];
-
-		if (!seen[node])
-		{
-			seen[node] = true;
-			out[found++] = node;
-		}
-		if (++slot == data->size)
-			slot = 0;
-	}
-	Assert(found == n);
-	for (int i = 0; i < found; i++)
-		seen[out[i]] = false;
+	return table->slots[position % table->size];
 }
 
 static void
 maglev_preference(const ChashPlacement *placement, uint64 position,
 				  uint32 *out, int n)
 {
-	const MaglevData *data = placement->data;
+	const ChashSlotTable *table = placement->data;
 	bool	   *seen = palloc0(sizeof(bool) * placement->spec.nnodes);
 
-	walk_table(placement, (uint32) (position % data->size), out, n, seen);
+	chash_table_walk(placement, (uint32) (position % table->size), out, n, seen);
 	pfree(seen);
-}
-
-/*
- * Exact: slot s holds the positions p of the 2^bits with p mod M = s,
- * floor(2^bits / M) of them and one more for the first 2^bits mod M slots;
- * each slot's keys go to the first replicas of its walk (picked by zones
- * if asked)
- */
-static void
-maglev_ownership(const ChashPlacement *placement, int replicas,
-				 bool distinct_zones, double *owned)
-{
-	const MaglevData *data = placement->data;
-	int			bits = placement->spec.key_hash->bits;
-	uint64		max = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
-	uint64		per = max / data->size;
-	uint64		extra = max % data->size + 1;
-	long double *sums = palloc0(sizeof(long double) * Max(placement->spec.nnodes, 1));
-	int			nwalk = distinct_zones ? placement->nactive : replicas;
-	uint32	   *walk = palloc(sizeof(uint32) * nwalk);
-	uint32	   *picked = palloc(sizeof(uint32) * replicas);
-	bool	   *seen = palloc0(sizeof(bool) * Max(placement->spec.nnodes, 1));
-
-	if (extra == data->size)
-	{
-		per++;
-		extra = 0;
-	}
-	for (uint32 s = 0; s < data->size; s++)
-	{
-		long double share = ldexpl((long double) per + (s < extra ? 1 : 0), -bits);
-		const uint32 *list = walk;
-
-		if ((s & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (replicas == 1)
-		{
-			sums[data->table[s]] += share;
-			continue;
-		}
-		walk_table(placement, s, walk, nwalk, seen);
-		if (distinct_zones)
-		{
-			chash_zones_pick(placement, walk, nwalk, picked, replicas);
-			list = picked;
-		}
-		for (int r = 0; r < replicas; r++)
-			sums[list[r]] += share;
-	}
-	for (int k = 0; k < placement->spec.nnodes; k++)
-		owned[k] = (double) sums[k];
-	pfree(seen);
-	pfree(picked);
-	pfree(walk);
-	pfree(sums);
 }
 
 const ChashAlgorithm chash_algorithm_maglev = {
@@ -268,8 +167,9 @@ const ChashAlgorithm chash_algorithm_maglev = {
 	.names_hashed = true,
 	.weighted = true,
 	.has_table = true,
+	.default_table_size = 65537,
 	.build = maglev_build,
 	.owner = maglev_owner,
 	.preference = maglev_preference,
-	.ownership = maglev_ownership,
+	.ownership = chash_table_ownership,
 };

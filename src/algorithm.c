@@ -22,6 +22,7 @@ static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_rendezvous,
 	&chash_algorithm_maglev,
 	&chash_algorithm_tokens,
+	&chash_algorithm_slots,
 };
 
 /* The algorithm of that name, or NULL */

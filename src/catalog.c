@@ -30,9 +30,11 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/rangetypes.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
+#include "utils/typcache.h"
 
 #include "catalog.h"
 
@@ -152,7 +154,8 @@ static const char *const ring_columns[] = {
 	"vnode_first", "ketama_variant", "ties", "version", "table_size", "lookup"
 };
 static const char *const node_columns[] = {
-	"ring", "node", "weight", "vnodes", "state", "ordinal", "zone", "tokens"
+	"ring", "node", "weight", "vnodes", "state", "ordinal", "zone", "tokens",
+	"slots"
 };
 
 static bool
@@ -370,6 +373,51 @@ chash_catalog_tokens(Datum tokens, MemoryContext mcxt, ChashNodeSpec *n)
 	n->tokens = values;
 }
 
+/*
+ * A node's slot ranges, an int4range[] of the catalog (which keeps NULL,
+ * empty and unbounded ranges out), into n as [lower, upper) pairs,
+ * allocated in mcxt
+ */
+void
+chash_catalog_slots(Datum slots, MemoryContext mcxt, ChashNodeSpec *n)
+{
+	ArrayType  *array = DatumGetArrayTypeP(slots);
+	TypeCacheEntry *typcache = lookup_type_cache(INT4RANGEOID,
+												 TYPECACHE_RANGE_INFO);
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *elem_nulls;
+	int			nelems;
+	int32	   *values;
+
+	get_typlenbyvalalign(INT4RANGEOID, &typlen, &typbyval, &typalign);
+	deconstruct_array(array, INT4RANGEOID, typlen, typbyval, typalign,
+					  &elems, &elem_nulls, &nelems);
+	values = MemoryContextAlloc(mcxt, sizeof(int32) * 2 * Max(nelems, 1));
+	for (int i = 0; i < nelems; i++)
+	{
+		RangeBound	lower;
+		RangeBound	upper;
+		bool		empty;
+
+		if (elem_nulls[i])
+			elog(ERROR, "slot range of node \"%s\" is null", n->name);
+		range_deserialize(typcache, DatumGetRangeTypeP(elems[i]),
+						  &lower, &upper, &empty);
+		if (empty || lower.infinite || upper.infinite)
+			elog(ERROR, "slot range of node \"%s\" is empty or unbounded",
+				 n->name);
+		/* int4range is canonical: [lower, upper) */
+		values[2 * i] = DatumGetInt32(lower.val);
+		values[2 * i + 1] = DatumGetInt32(upper.val);
+	}
+	n->slots_given = true;
+	n->nslot_ranges = nelems;
+	n->slot_ranges = values;
+}
+
 static Datum
 spi_value(HeapTuple tuple, int col)
 {
@@ -448,7 +496,7 @@ static const char *const node_queries[] = {
 	" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 	" WHERE ring" CHASH_EQ "$1",
 	"SELECT node, weight, coalesce(vnodes, 0),"
-	" state" CHASH_EQ "'active', coalesce(ordinal, 0), zone, tokens"
+	" state" CHASH_EQ "'active', coalesce(ordinal, 0), zone, tokens, slots"
 	" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 	" WHERE ring" CHASH_EQ "$1",
 };
@@ -540,6 +588,9 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 
 			if (!isnull)
 				chash_catalog_tokens(d, callercxt, n);
+			d = SPI_getbinval(row, SPI_tuptable->tupdesc, 8, &isnull);
+			if (!isnull)
+				chash_catalog_slots(d, callercxt, n);
 		}
 	}
 	SPI_finish();

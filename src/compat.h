@@ -13,6 +13,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/rangetypes.h"
 #include "utils/tuplestore.h"
 
 /*
@@ -56,6 +57,12 @@ InitMaterializedSRF(FunctionCallInfo fcinfo, bits32 flags)
 	rsinfo->setDesc = tupdesc;
 	MemoryContextSwitchTo(oldcxt);
 }
+#endif
+
+/* 16 gave make_range() a context for soft errors */
+#if PG_VERSION_NUM < 160000
+#define make_range(typcache, lower, upper, empty, escontext) \
+	make_range(typcache, lower, upper, empty)
 #endif
 
 #endif							/* CHASH_COMPAT_H */

@@ -33,6 +33,9 @@ typedef struct ChashNodeSpec
 								 * own, for distinct_zones) */
 	int32		ntokens;		/* its explicit points, 0 if none */
 	const int64 *tokens;		/* their positions, as SQL shows them */
+	bool		slots_given;	/* it was given slot ranges (maybe none) */
+	int32		nslot_ranges;	/* how many */
+	const int32 *slot_ranges;	/* [lower, upper) pairs, 2 a range */
 } ChashNodeSpec;
 
 /*
@@ -75,7 +78,7 @@ typedef struct ChashRingSpec
 	int32		vnode_first;
 	const char *variant;		/* the algorithm's variant, NULL if none */
 	const char *ties_name;		/* ties as configured, NULL: the default */
-	int32		table_size;		/* lookup table's size, 0: the default */
+	int32		table_size;		/* table's size (slots), 0: the default */
 	const char *lookup_name;	/* lookup rule as configured, NULL: default */
 	int64		version;		/* ring_config.version, 0 where unknown */
 	int			nnodes;
@@ -150,9 +153,11 @@ typedef struct ChashAlgorithm
 	bool		names_hashed;	/* node names are hashed (not integer keys) */
 	bool		weighted;		/* nodes' weights count (else all must be 1) */
 	bool		has_table;		/* a lookup table, of table_size slots */
+	int32		default_table_size; /* its size unless one is given */
 	bool		has_lookup_rules;	/* a ring setting lookup may be given */
 	bool		takes_tokens;	/* nodes may be given their points */
 	bool		needs_tokens;	/* every active node must be */
+	bool		takes_slots;	/* nodes may be given slot ranges */
 
 	/*
 	 * Computed placements.  build: derive what lookups need from the
@@ -183,6 +188,7 @@ extern const ChashAlgorithm chash_algorithm_jump;
 extern const ChashAlgorithm chash_algorithm_rendezvous;
 extern const ChashAlgorithm chash_algorithm_maglev;
 extern const ChashAlgorithm chash_algorithm_tokens;
+extern const ChashAlgorithm chash_algorithm_slots;
 
 /*
  * Virtual node names from a template with {node} and {i} (template.c):
@@ -273,6 +279,8 @@ extern void chash_ring_prepare_spec(ChashRingSpec *spec);
 extern void chash_refuse_variant(const ChashRingSpec *spec);
 extern void chash_check_tokens(const ChashRingSpec *spec,
 							   const ChashNodeSpec *node);
+extern void chash_check_slot_ranges(const ChashRingSpec *spec,
+									const ChashNodeSpec *node);
 extern void chash_tokens_build(const ChashNodeSpec *node, int index,
 							   ChashPoint *out);
 extern void chash_computed_prepare(ChashRingSpec *spec);
@@ -396,6 +404,28 @@ extern ChashPlacement *chash_ring_build(const ChashRingSpec *spec,
 										MemoryContext parent);
 extern ChashPlacement *chash_placement_build(const ChashRingSpec *spec,
 											 MemoryContext parent);
+
+/*
+ * Placements by a table (table.c): position mod size picks a slot, which
+ * holds the index of the node owning it (CHASH_SLOT_UNOWNED if none).
+ * The data of every algorithm with has_table.
+ */
+#define CHASH_SLOT_UNOWNED PG_UINT32_MAX
+
+typedef struct ChashSlotTable
+{
+	uint32		size;
+	uint32	   *slots;
+} ChashSlotTable;
+
+extern uint32 chash_table_size(const ChashRingSpec *spec);
+extern void chash_table_check_size(const ChashRingSpec *spec);
+extern ChashSlotTable *chash_table_new(const ChashRingSpec *spec);
+extern void chash_table_walk(const ChashPlacement *placement, uint32 slot,
+							 uint32 *out, int n, bool *seen);
+extern void chash_table_ownership(const ChashPlacement *placement,
+								  int replicas, bool distinct_zones,
+								  double *owned);
 
 /* Shares of keys in a space of 2^bits positions, for computed placements */
 extern double chash_space_share(uint64 count, int bits);

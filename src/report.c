@@ -15,8 +15,10 @@
 
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "catalog/pg_type_d.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
+#include "utils/typcache.h"
 
 #include "cache.h"
 
@@ -103,9 +105,71 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The next run of slots of one owner at or after slot 'first' of a
+ * table: its end (exclusive) and owner, CHASH_SLOT_UNOWNED if none
+ */
+static uint32
+slot_run(const ChashSlotTable *table, uint32 first, uint32 *owner)
+{
+	uint32		end = first + 1;
+
+	*owner = table->slots[first];
+	while (end < table->size && table->slots[end] == *owner)
+		end++;
+	return end;
+}
+
+/*
+ * chash_slot_ranges(ring): the slots of a table placement (slots, maglev)
+ * as ranges of one owner each, in slot order; unowned slots in none
+ */
+PG_FUNCTION_INFO_V1(chash_slot_ranges);
+
+Datum
+chash_slot_ranges(PG_FUNCTION_ARGS)
+{
+	const ChashPlacement *ring = report_ring(fcinfo);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const ChashSlotTable *table;
+	TypeCacheEntry *typcache;
+	uint32		end;
+
+	if (!ring->spec.algorithm->has_table)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("ring \"%s\" has no slots", ring->spec.name),
+				 errdetail("It uses algorithm \"%s\"; rings of algorithms \"slots\" and \"maglev\" have slots.",
+						   ring->spec.algorithm->name)));
+	table = ring->data;
+	typcache = lookup_type_cache(INT4RANGEOID, TYPECACHE_RANGE_INFO);
+	InitMaterializedSRF(fcinfo, 0);
+	for (uint32 first = 0; first < table->size; first = end)
+	{
+		uint32		owner;
+		RangeBound	lower = {.inclusive = true, .lower = true};
+		RangeBound	upper = {.inclusive = false, .lower = false};
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		end = slot_run(table, first, &owner);
+		if (owner == CHASH_SLOT_UNOWNED)
+			continue;
+		lower.val = Int32GetDatum((int32) first);
+		upper.val = Int32GetDatum((int32) end);
+		values[0] = PointerGetDatum(chash_node_text(ring, owner));
+		values[1] = RangeTypePGetDatum(make_range(typcache, &lower, &upper,
+												  false, NULL));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
  * chash.ring_arcs(ring): the circle as arcs [start, stop) of one owner each,
  * in fractions of the hash space from position 0 clockwise (unsigned
- * order), neighbouring arcs of one node merged
+ * order), neighbouring arcs of one node merged.  A slots ring's circle is
+ * its slots, in fractions of their number, unowned ones in no arc; other
+ * placements without points have no arcs.
  */
 PG_FUNCTION_INFO_V1(chash_ring_arcs);
 
@@ -133,6 +197,20 @@ chash_ring_arcs(PG_FUNCTION_ARGS)
 	uint32		owner;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (ring->spec.algorithm->takes_slots)
+	{
+		const ChashSlotTable *table = ring->data;
+		uint32		end;
+
+		for (uint32 first = 0; first < table->size; first = end)
+		{
+			end = slot_run(table, first, &owner);
+			if (owner != CHASH_SLOT_UNOWNED)
+				put_arc(rsinfo, ring, (double) first / table->size,
+						(double) end / table->size, owner);
+		}
+		return (Datum) 0;
+	}
 	if (ring->npoints == 0)
 		return (Datum) 0;
 

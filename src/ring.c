@@ -138,7 +138,7 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 	if (spec->table_size != 0 && !spec->algorithm->has_table)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("table_size applies to maglev rings only"),
+				 errmsg("table_size applies to maglev and slots rings only"),
 				 errdetail("Ring \"%s\" uses algorithm \"%s\".",
 						   spec->name, spec->algorithm->name)));
 
@@ -297,6 +297,8 @@ chash_ring_check_node(const ChashRingSpec *spec, const ChashNodeSpec *node)
 				 errdetail("Algorithm \"%s\" gives every active node an equal share; its nodes have weight 1.",
 						   spec->algorithm->name),
 				 errhint("Use algorithm \"rendezvous\" or \"ring\" for weighted nodes.")));
+	if (node->slots_given)
+		chash_check_slot_ranges(spec, node);
 	if (node->ntokens > 0)
 		chash_check_tokens(spec, node);
 	else if (spec->algorithm->needs_tokens && node->active)
@@ -428,6 +430,9 @@ chash_ring_spec_fingerprint(const ChashRingSpec *spec, uint8 fingerprint[16])
 		fingerprint_bytes(&state, &n->ordinal, sizeof(n->ordinal));
 		fingerprint_string(&state, n->zone);
 		fingerprint_bytes(&state, n->tokens, (int) sizeof(int64) * n->ntokens);
+		fingerprint_bytes(&state, &n->slots_given, sizeof(n->slots_given));
+		fingerprint_bytes(&state, n->slot_ranges,
+						  (int) sizeof(int32) * 2 * n->nslot_ranges);
 	}
 	h = XXH3_128bits_digest(&state);
 	XXH128_canonicalFromHash(&canonical, h);
@@ -698,6 +703,13 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 
 			memcpy(tokens, s->tokens, sizeof(int64) * s->ntokens);
 			d->tokens = tokens;
+		}
+		if (s->nslot_ranges > 0)
+		{
+			int32	   *ranges = palloc(sizeof(int32) * 2 * s->nslot_ranges);
+
+			memcpy(ranges, s->slot_ranges, sizeof(int32) * 2 * s->nslot_ranges);
+			d->slot_ranges = ranges;
 		}
 	}
 }

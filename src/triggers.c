@@ -319,12 +319,15 @@ add_node_points(HTAB *rings, TupleTableSlot *slot, Oid relid, const char *ring,
 	node.weight = isnull ? 1 : DatumGetFloat8(d);
 	d = slot_getattr(slot, get_attnum(relid, "vnodes"), &isnull);
 	node.vnodes = isnull ? 0 : DatumGetInt32(d);
-	/* tokens (1.3): the node's points, as the catalog's read gives them */
+	/* tokens and slots (1.3), as the catalog's read gives them */
 	if (get_attnum(relid, "tokens") != InvalidAttrNumber)
 	{
 		d = slot_getattr(slot, get_attnum(relid, "tokens"), &isnull);
 		if (!isnull)
 			chash_catalog_tokens(d, CurrentMemoryContext, &node);
+		d = slot_getattr(slot, get_attnum(relid, "slots"), &isnull);
+		if (!isnull)
+			chash_catalog_slots(d, CurrentMemoryContext, &node);
 	}
 	state = slot_text(slot, get_attnum(relid, "state"));
 	node.active = state != NULL && strcmp(state, "active") == 0;

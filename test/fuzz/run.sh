@@ -86,7 +86,7 @@ command -v "$cc" >/dev/null 2>&1 || { echo "fuzz: no $cc (set CHASH_FUZZ_CC)" >&
 
 mkdir -p "$dir"/{bin,obj,corpus,seeds,artifacts,logs}
 # the ring code, as test/scripts/unit.sh compiles it, and all of its pure files
-ring_code=(ring algorithm hash hash_twemproxy template rebalance ownership)
+ring_code=(ring algorithm hash hash_twemproxy template rebalance ownership table)
 for f in src/algo_*.c; do ring_code+=("$(basename "$f" .c)"); done
 # palloc'd memory is recorded by fuzz_support.c (see there)
 wraps=palloc,palloc0,palloc_extended,repalloc,pfree,pstrdup,pnstrdup

@@ -59,7 +59,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('title', NULL, '''t'''), ('body', NULL, '''b'''), ('s', NULL, '''s'''),
 	('k', NULL, '1'), ('message', NULL, '''m'''), ('key_type', NULL, '''integer''::regtype'),
 	('relname', NULL, '''hostile_keys'''), ('require_active', NULL, 'true'),
-	('distinct_zones', NULL, 'true'), ('table_size', NULL, 'NULL'), ('lookup', NULL, '''nearest'''), ('tokens', NULL, 'NULL'), ('key_mysql', NULL, '''`id`'''),
+	('distinct_zones', NULL, 'true'), ('table_size', NULL, 'NULL'), ('lookup', NULL, '''nearest'''), ('tokens', NULL, 'NULL'), ('slots', NULL, 'NULL'), ('key_mysql', NULL, '''`id`'''),
 	('name', NULL, '''n''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented
@@ -72,16 +72,18 @@ INSERT INTO hostile_nullable VALUES
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'ties'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'table_size'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'lookup'),
-	('chash_node_add(text,text,double precision,integer,text,text,bigint[])', 'vnodes'),
-	('chash_node_add(text,text,double precision,integer,text,text,bigint[])', 'zone'),
-	('chash_node_add(text,text,double precision,integer,text,text,bigint[])', 'target'),
-	('chash_node_add(text,text,double precision,integer,text,text,bigint[])', 'tokens'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[])', 'weight'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[])', 'vnodes'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[])', 'state'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[])', 'zone'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[])', 'target'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[])', 'tokens');
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'vnodes'),
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'zone'),
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'target'),
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'tokens'),
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'slots'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'weight'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'vnodes'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'state'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'zone'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'target'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'tokens'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'slots');
 
 -- The call of a function with each argument's sample, or override for
 -- argument number which (1-based), as a statement that counts its result

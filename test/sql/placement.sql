@@ -312,6 +312,169 @@ SELECT chash_ring_create('bad', table_size => 65537);
 UPDATE chash.ring_config SET table_size = 65537 WHERE ring = 'mod4';
 
 --
+-- slots: position mod table_size (16384 by default) picks a slot; nodes
+-- own the slot ranges they are given, or an even split in ordinal order
+-- as redis-cli --cluster create makes it
+--
+SELECT chash_ring_create('sl3', algorithm => 'slots');
+SELECT chash_node_add('sl3', n) FROM unnest(ARRAY['s-c', 's-a', 's-b']) n;
+SELECT algorithm, table_size FROM chash.rings WHERE ring = 'sl3';
+-- redis-cli's published split of 3 masters: 0-5460, 5461-10922, 10923-16383
+SELECT * FROM chash_slot_ranges('sl3');
+-- the split for 1 to 12 members against redis-cli's code written in SQL:
+-- single-precision slots a node and cursor, last = lround(cursor + per - 1)
+CREATE FUNCTION pg_temp.redis_split(n integer, slots integer) RETURNS TABLE(member integer, first integer, last integer)
+LANGUAGE plpgsql AS $$
+DECLARE
+	per float4 := slots::float4 / n::float4;
+	cursor float4 := 0;
+	f integer := 0;
+	l integer;
+BEGIN
+	FOR i IN 0 .. n - 1 LOOP
+		l := floor((cursor + per - 1::float4)::float8 + 0.5)::integer;
+		IF l > slots OR i = n - 1 THEN
+			l := slots - 1;
+		END IF;
+		l := greatest(l, f);
+		member := i; first := f; last := l;
+		RETURN NEXT;
+		f := l + 1;
+		cursor := cursor + per;
+	END LOOP;
+END
+$$;
+CREATE FUNCTION pg_temp.split_agrees(n integer, slots integer) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+	ok boolean;
+BEGIN
+	PERFORM chash_ring_create('split', algorithm => 'slots', table_size => slots);
+	PERFORM chash_node_add('split', 'm' || lpad(i::text, 2, '0')) FROM generate_series(0, n - 1) i;
+	SELECT array_agg(int4range(s.first, s.last + 1) ORDER BY s.member) =
+		   (SELECT array_agg(r.slots ORDER BY lower(r.slots)) FROM chash_slot_ranges('split') r) AND
+		   (SELECT array_agg(r.node ORDER BY lower(r.slots)) FROM chash_slot_ranges('split') r) =
+		   (SELECT array_agg('m' || lpad(i::text, 2, '0') ORDER BY i) FROM generate_series(0, n - 1) i)
+	INTO ok FROM pg_temp.redis_split(n, slots) s;
+	PERFORM chash_ring_drop('split');
+	RETURN ok;
+END
+$$;
+SELECT slots, array_agg(n ORDER BY n) FILTER (WHERE NOT pg_temp.split_agrees(n, slots)) AS disagreeing
+FROM unnest(ARRAY[16384, 1000, 13]) slots, generate_series(1, 12) n
+WHERE n <= slots GROUP BY slots ORDER BY slots;
+-- a key's slot is its position mod 16384, its owner the node of that range
+SELECT count(*) AS keys,
+	   count(*) FILTER (WHERE chash_lookup('sl3', 'key-' || i) =
+						(SELECT r.node FROM chash_slot_ranges('sl3') r
+						 WHERE r.slots @> (pg_temp.u64(chash_position('sl3', 'key-' || i)) % 16384)::integer)) AS in_its_range
+FROM generate_series(1, 10000) i;
+-- exact ownership, the slots' share, against 1,000,000 keys
+SELECT o.node, round((o.owned * 16384)::numeric, 6) AS "owned x 16384",
+	   abs(c.keys / 1e6 - o.owned) < 0.002 AS counted_agrees
+FROM chash_ownership('sl3') o
+JOIN (SELECT chash_lookup('sl3', 'key-' || i) AS node, count(*) AS keys
+	  FROM generate_series(1, 1000000) i GROUP BY 1) c ON c.node = o.node
+ORDER BY o.node;
+-- preference order: the owner, then the nodes of the slots after it
+SELECT bool_and(l[1] = chash_lookup('sl3', 'key-' || i)) AS first_is_owner,
+	   bool_and(l[2] = (SELECT r.node FROM chash_slot_ranges('sl3') r
+						WHERE r.node <> l[1]
+						ORDER BY (lower(r.slots) - (pg_temp.u64(chash_position('sl3', 'key-' || i)) % 16384)::integer + 16384) % 16384
+						LIMIT 1)) AS second_is_next_range
+FROM (SELECT i, chash_lookup_n('sl3', 'key-' || i, 3) AS l FROM generate_series(1, 2000) i) s;
+SELECT round(sum(owned)::numeric, 12) AS two_copies FROM chash_ownership('sl3', 2);
+-- identity keys: the slot is id mod the slots
+SELECT chash_ring_create('slid', algorithm => 'slots', key_hash => 'identity', table_size => 1024);
+SELECT chash_node_add('slid', 'lo', slots => ARRAY['[0,256)'::int4range, '[768,1024)']),
+	   chash_node_add('slid', 'hi', slots => '{"[256,768)"}');
+SELECT * FROM chash_slot_ranges('slid');
+SELECT count(*) AS ids,
+	   count(*) FILTER (WHERE chash_lookup('slid', id) = CASE WHEN id % 1024 BETWEEN 256 AND 767 THEN 'hi' ELSE 'lo' END) AS agree
+FROM generate_series(0, 9999) id;
+SELECT chash_lookup_n('slid', 300, 2) AS from_300, chash_lookup_n('slid', 1000, 2) AS from_1000;
+-- given ranges: moving a range moves only its keys, to the node given it
+SELECT chash_ring_create('slg', algorithm => 'slots', key_hash => 'crc32');
+SELECT chash_node_add('slg', 'g1', slots => '{"[0,8192)"}'),
+	   chash_node_add('slg', 'g2', slots => '{"[8192,16384)"}');
+SELECT chash_ring_copy('slg', 'slg2');
+SELECT chash_node_set('slg2', 'g2', slots => '{"[12288,16384)"}');
+SELECT chash_node_add('slg2', 'g3', slots => '{"[8192,12288)"}');
+SELECT * FROM chash_slot_ranges('slg2');
+SELECT from_node, to_node, count(*) AS keys,
+	   bool_and((chash_position('slg', key) % 16384) BETWEEN 8192 AND 12287) AS all_of_the_range
+FROM chash_moved_keys('slg', 'slg2', ARRAY(SELECT 'key-' || i FROM generate_series(1, 100000) i))
+GROUP BY 1, 2;
+SELECT node, round(owned::numeric, 6) AS owned FROM chash_ownership('slg2');
+-- what MySQL computes for them: MOD(CRC32(key), 16384) in the node's ranges
+SELECT chash.mysql_node_rows('slg2', NULL, '`k`') AS slot, chash.mysql_node_rows('slg2', 'g2', '`k`') AS g2_rows;
+SELECT chash.mysql_node_rows('slid', 'lo', '`id`') AS lo_rows;
+SELECT chash.mysql_node_rows('sl3', 's-a', '`k`') AS xxh3_rows;
+-- a slot nobody owns: lookups there are errors; its keys are nobody's
+SELECT chash_node_set('slg2', 'g3', slots => '{}');
+SELECT * FROM chash_slot_ranges('slg2');
+SELECT chash_lookup('slg2', 'key-3') AS key_3, chash_position('slg2', 'key-3') % 16384 AS slot;
+SELECT chash_lookup('slg2', 'key-1');
+SELECT chash_lookup_n('slg2', 'key-1', 2);
+SELECT chash_position('slg2', 'key-1') % 16384 AS slot_of_key_1;
+SELECT node, round(owned::numeric, 6) AS owned FROM chash_ownership('slg2');
+SELECT count(*) FROM chash_moved_keys('slg', 'slg2', ARRAY['key-1']);
+-- a node without slots is a last copy; a node down owns nothing, its
+-- slots are nobody's until given to another
+SELECT chash_lookup_n('slg2', 'key-3', 3);
+SELECT chash_node_set('slg2', 'g3', slots => '{"[8192,12288)"}');
+SELECT chash_node_set('slg2', 'g1', state => 'down');
+SELECT chash_lookup('slg2', 'key-2');
+SELECT chash_node_add('slg2', 'g4', slots => '{"[0,8192)"}');
+SELECT chash_lookup('slg2', 'key-2') AS key_2;
+SELECT chash_node_set('slg2', 'g1', state => 'active');
+-- without ranges, a node down leaves the split: two members share it
+SELECT chash_node_set('sl3', 's-a', state => 'down');
+SELECT * FROM chash_slot_ranges('sl3');
+SELECT chash_node_set('sl3', 's-a', state => 'active');
+-- the ring picture: the circle of slots
+SELECT * FROM chash.ring_arcs('slid');
+SELECT chash_ring_svg('slid') LIKE '%<path d="M %' AS drawn;
+-- bad slot ranges change nothing
+SELECT chash_node_set('slg2', 'g3', slots => '{"[8000,9000)"}');
+SELECT chash_node_set('slg2', 'g3', slots => '{"[8192,9000)","[8500,8600)"}');
+SELECT chash_node_set('slg2', 'g3', slots => '{"[16000,16385)"}');
+-- (the failing row shows its ordinal, which differs from run to run)
+\set VERBOSITY terse
+SELECT chash_node_set('slg2', 'g3', slots => '{"[-1,5)"}');
+SELECT chash_node_set('slg2', 'g3', slots => '{"[,5)"}');
+SELECT chash_node_set('slg2', 'g3', slots => '{"[5,)"}');
+SELECT chash_node_set('slg2', 'g3', slots => '{empty}');
+SELECT chash_node_set('slg2', 'g3', slots => '{NULL}');
+SELECT chash_node_set('slg2', 'g3', slots => '{{"[1,2)"}}');
+\set VERBOSITY default
+INSERT INTO chash.node_config (ring, node, slots) VALUES ('slg2', 'g5', '{"[1,2)"}');
+SELECT node, slots FROM chash.nodes WHERE ring = 'slg2' ORDER BY node;
+-- slots are for slots rings; the split needs a slot a member
+SELECT chash_node_add('mag', 'm-e', slots => '{"[0,1)"}');
+SELECT chash_node_add('mod4', 'shard4', slots => '{}');
+SELECT chash_ring_create('sl2', algorithm => 'slots', table_size => 2);
+SELECT chash_node_add('sl2', 'a'), chash_node_add('sl2', 'b');
+SELECT chash_node_add('sl2', 'c');
+SELECT chash_node_add('sl2', 'c', slots => '{}');
+-- ranges for every active node or none: one left out would own nothing
+SELECT chash_node_add('sl3', 's-d', slots => '{}');
+-- so the split becomes ranges in one statement, and then moves range by range
+UPDATE chash.node_config n SET slots = ARRAY[r.slots]
+FROM chash_slot_ranges('sl3') r WHERE n.ring = 'sl3' AND n.node = r.node;
+SELECT node, slots FROM chash.nodes WHERE ring = 'sl3' ORDER BY ordinal;
+SELECT chash_node_add('sl3', 's-d', slots => '{}');
+SELECT chash_node_set('sl3', 's-c', slots => '{"[0,4000)"}'),
+	   chash_node_set('sl3', 's-d', slots => '{"[4000,5461)"}');
+SELECT * FROM chash_slot_ranges('sl3');
+SELECT chash_node_add('sl2', 'd', weight => 2);
+SELECT chash_node_add('sl2', 'd', vnodes => 2);
+SELECT chash_node_add('sl2', 'd', tokens => ARRAY[1]);
+SELECT chash_ring_create('bad', algorithm => 'slots', table_size => 67108879);
+SELECT * FROM chash_slot_ranges('mod4');
+SELECT count(*) AS maglev_runs, sum(upper(slots) - lower(slots)) AS maglev_slots FROM chash_slot_ranges('mag');
+
+--
 -- Nodes at given tokens: the algorithm tokens (every node), and nodes of a
 -- ring ring given their points
 --
@@ -468,7 +631,8 @@ END
 $$;
 SELECT pg_temp.zoned_ring('z_ring', 'ring', true), pg_temp.zoned_ring('z_ketama', 'ketama', true),
 	   pg_temp.zoned_ring('z_modulo', 'modulo', false), pg_temp.zoned_ring('z_jump', 'jump', false),
-	   pg_temp.zoned_ring('z_hrw', 'rendezvous', true), pg_temp.zoned_ring('z_maglev', 'maglev', true);
+	   pg_temp.zoned_ring('z_hrw', 'rendezvous', true), pg_temp.zoned_ring('z_maglev', 'maglev', true),
+	   pg_temp.zoned_ring('z_slots', 'slots', false);
 CREATE TEMP TABLE zone_rings AS
 	SELECT ring FROM chash.ring_config WHERE ring LIKE 'z\_%' ORDER BY ring;
 -- the first is the owner; 3 copies are in 3 zones; a 4th is one of the

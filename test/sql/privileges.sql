@@ -305,12 +305,12 @@ SELECT count(*) FROM chash_moved_ranges('priv', 'priv_copy');
 SELECT * FROM chash.rings WHERE ring = 'priv';
 RESET ROLE;
 -- the columns routing reads are enough
-GRANT SELECT (ring, node, weight, vnodes, state, ordinal, zone, tokens) ON chash.node_config
+GRANT SELECT (ring, node, weight, vnodes, state, ordinal, zone, tokens, slots) ON chash.node_config
 	TO regress_chash_reader;
 SET ROLE regress_chash_reader;
 SELECT regress_chash_nodes_routed() AS reader_with_column_grants;
 RESET ROLE;
-REVOKE SELECT (ring, node, weight, vnodes, state, ordinal, zone, tokens) ON chash.node_config
+REVOKE SELECT (ring, node, weight, vnodes, state, ordinal, zone, tokens, slots) ON chash.node_config
 	FROM regress_chash_reader;
 GRANT SELECT ON chash.node_config TO PUBLIC;
 SELECT chash_ring_drop('priv_copy');
