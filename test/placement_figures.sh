@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The placements side by side, the table of README: for rings of 10, 100
 # and 1,000 equal nodes of each algorithm (ring with 160 vnodes, ketama,
-# modulo, jump, rendezvous, maglev), lookups from SQL over 1,000,000 text keys in
-# ns a key (best of 5, the ring cached) beside hashtextextended over the
-# same keys, the memory of the cached placement in the backend, peak-to-mean
-# load exactly (chash_ring_stats) and over the keys, and the fraction of the
-# keys that move when a node is added and when a middle one is removed.
+# modulo, jump, rendezvous, maglev, slots), lookups from SQL over
+# 1,000,000 text keys in ns a key (best of 5, the ring cached) beside
+# hashtextextended over the same keys, the memory of the cached placement
+# in the backend, peak-to-mean load exactly (chash_ring_stats) and over the
+# keys, and the fraction of the keys that move when a node is added and
+# when a middle one is removed.
 #
 #   make figures        (or: test/with-cluster.sh test/placement_figures.sh)
 set -euo pipefail
@@ -19,7 +20,7 @@ CREATE TABLE keys AS SELECT 'key:' || i AS k FROM generate_series(1, 1000000) i;
 ANALYZE keys;
 CREATE TABLE configs (algorithm text, nodes integer, ring text GENERATED ALWAYS AS (algorithm || '_' || nodes) STORED);
 INSERT INTO configs SELECT a, n
-FROM unnest(ARRAY['ring', 'ketama', 'modulo', 'jump', 'rendezvous', 'maglev']) WITH ORDINALITY a(a, o),
+FROM unnest(ARRAY['ring', 'ketama', 'modulo', 'jump', 'rendezvous', 'maglev', 'slots']) WITH ORDINALITY a(a, o),
 	 unnest(ARRAY[10, 100, 1000]) n ORDER BY o, n;
 -- maglev: the default table of 65537 slots, 655373 for 1,000 nodes (above 100 a node)
 SELECT count(chash_ring_create(ring, algorithm => algorithm,
@@ -68,6 +69,6 @@ SELECT algorithm, nodes,
 	   round(counted::numeric, 3) AS "peak/mean 1M keys",
 	   round((100 * added)::numeric, 2) AS "moved % add 1",
 	   round((100 * removed)::numeric, 2) AS "moved % remove middle"
-FROM figures f ORDER BY array_position(ARRAY['ring', 'ketama', 'modulo', 'jump', 'rendezvous', 'maglev'], f.algorithm), f.nodes;
+FROM figures f ORDER BY array_position(ARRAY['ring', 'ketama', 'modulo', 'jump', 'rendezvous', 'maglev', 'slots'], f.algorithm), f.nodes;
 SELECT round(min(hash_ns)::numeric) AS "hashtextextended ns/key (best)" FROM figures;
 SQL

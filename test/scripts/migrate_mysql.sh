@@ -32,10 +32,12 @@
 #     none is missing; every id is in the shard of its node on the to ring;
 #     no row changed (id, sku, qty); shard1 and shard2 lost exactly the
 #     ids moved from db1 and db2, and gained none.
-# Two changes of scheme besides: ids split by id % 2 (ring of algorithm
+# Three changes of scheme besides: ids split by id % 2 (ring of algorithm
 # modulo on key hash identity, db1 and db2) moved to a ring of three, one
 # with key hash crc32 (the plan chooses rows by MySQL's MOD(`id`, 2) and
-# CRC32(`id`) ranges) and one with xxh3_64 (key lists).  Keys move between
+# CRC32(`id`) ranges), one with xxh3_64 (key lists), and to 16384 slots of
+# crc32 split over three (MOD(`id`, 2) and MOD(CRC32(`id`), 16384) in the
+# node's slot ranges).  Keys move between
 # all the shards there, so the check that moved keys go to db3 is left out;
 # the items are those with ids from 0 up (nonneg.items: MOD() of a negative
 # id names no shard).
@@ -461,6 +463,12 @@ scenario() {
 			bad_plan+=("a DELETE without MOD(\`id\`, 2) and CRC32(\`id\`)")
 		grep -q '`id` IN (' "$preds" && bad_plan+=("a DELETE with a key list")
 		;;
+	slots)
+		grep -q 'MOD(CRC32(`id`), 16384)' <<<"$first" || bad_plan+=("first line does not say MOD(CRC32(\`id\`), 16384)")
+		grep -qv 'MOD(`id`, 2) = [01] AND INTERVAL(MOD(CRC32(`id`), 16384), ' "$preds" &&
+			bad_plan+=("a DELETE without MOD(\`id\`, 2) and the slots of MOD(CRC32(\`id\`), 16384)")
+		grep -q '`id` IN (' "$preds" && bad_plan+=("a DELETE with a key list")
+		;;
 	keys)
 		grep -qi 'key list' <<<"$first" || bad_plan+=("first line does not say key lists")
 		grep -qv '^`id` IN (' "$preds" && bad_plan+=("a DELETE without a key list")
@@ -574,6 +582,9 @@ scenario mod2 p2 p3 mod none rerun "chash_ring_create('p2', algorithm => 'modulo
 	"chash_ring_create('p3', hash => 'crc32')"
 scenario mod2_x q2 q3 keys none none "chash_ring_create('q2', algorithm => 'modulo', key_hash => 'identity')" \
 	"chash_ring_create('q3')"
+# and to Redis-style slots of CRC32, split over three
+scenario mod2_s s2 s3 slots none none "chash_ring_create('s2', algorithm => 'modulo', key_hash => 'identity')" \
+	"chash_ring_create('s3', algorithm => 'slots', key_hash => 'crc32')"
 unset PGOPTIONS
 t_all=$(($(now_us) - t_all))
 
