@@ -144,17 +144,6 @@ maglev_owner(const ChashPlacement *placement, uint64 position)
 	return table->slots[position % table->size];
 }
 
-static void
-maglev_preference(const ChashPlacement *placement, uint64 position,
-				  uint32 *out, int n)
-{
-	const ChashSlotTable *table = placement->data;
-	bool	   *seen = palloc0(sizeof(bool) * placement->spec.nnodes);
-
-	chash_table_walk(placement, (uint32) (position % table->size), out, n, seen);
-	pfree(seen);
-}
-
 const ChashAlgorithm chash_algorithm_maglev = {
 	.name = "maglev",
 	.kind = CHASH_PLACEMENT_COMPUTED,
@@ -170,6 +159,6 @@ const ChashAlgorithm chash_algorithm_maglev = {
 	.default_table_size = 65537,
 	.build = maglev_build,
 	.owner = maglev_owner,
-	.preference = maglev_preference,
+	.preference = chash_table_preference,
 	.ownership = chash_table_ownership,
 };

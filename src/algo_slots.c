@@ -249,16 +249,13 @@ slot_owner(const ChashPlacement *placement, uint64 position)
 	return node;
 }
 
+/* The walk from the position's slot, which must be owned */
 static void
 slots_preference(const ChashPlacement *placement, uint64 position,
 				 uint32 *out, int n)
 {
-	const ChashSlotTable *table = placement->data;
-	bool	   *seen = palloc0(sizeof(bool) * placement->spec.nnodes);
-
 	(void) slot_owner(placement, position);
-	chash_table_walk(placement, (uint32) (position % table->size), out, n, seen);
-	pfree(seen);
+	chash_table_preference(placement, position, out, n);
 }
 
 const ChashAlgorithm chash_algorithm_slots = {

@@ -423,6 +423,8 @@ extern void chash_table_check_size(const ChashRingSpec *spec);
 extern ChashSlotTable *chash_table_new(const ChashRingSpec *spec);
 extern void chash_table_walk(const ChashPlacement *placement, uint32 slot,
 							 uint32 *out, int n, bool *seen);
+extern void chash_table_preference(const ChashPlacement *placement,
+								   uint64 position, uint32 *out, int n);
 extern void chash_table_ownership(const ChashPlacement *placement,
 								  int replicas, bool distinct_zones,
 								  double *owned);

@@ -96,6 +96,18 @@ chash_table_walk(const ChashPlacement *placement, uint32 slot, uint32 *out,
 		seen[out[i]] = false;
 }
 
+/* The preference order of a position: the walk from its slot */
+void
+chash_table_preference(const ChashPlacement *placement, uint64 position,
+					   uint32 *out, int n)
+{
+	const ChashSlotTable *table = placement->data;
+	bool	   *seen = palloc0(sizeof(bool) * Max(placement->spec.nnodes, 1));
+
+	chash_table_walk(placement, (uint32) (position % table->size), out, n, seen);
+	pfree(seen);
+}
+
 /*
  * Exact: slot s holds the positions p of the 2^bits with p mod size = s,
  * floor(2^bits / size) of them and one more for the first 2^bits mod size
