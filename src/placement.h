@@ -350,8 +350,13 @@ chash_ring_find(const ChashPlacement *ring, uint64 position)
 	return at == ring->npoints ? 0 : at;
 }
 
-/* The node index that owns position: the placement must have an active node */
-static inline uint32
+/*
+ * The node index that owns position: the placement must have an active node.
+ * Always inlined: with the five chash_lookup overloads calling it, gcc -O2
+ * kept it out of line, a call and a stack frame on every lookup before the
+ * search of a ring or the call of a computed placement's owner.
+ */
+static pg_attribute_always_inline uint32
 chash_placement_owner(const ChashPlacement *placement, uint64 position)
 {
 	if (likely(placement->kind == CHASH_PLACEMENT_POINTS))
