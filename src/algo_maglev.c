@@ -130,6 +130,7 @@ maglev_build(ChashPlacement *placement)
 			}
 		}
 	}
+	chash_table_count_owners(table, spec->nnodes);
 	pfree(offset);
 	pfree(skip);
 	pfree(next);

@@ -36,7 +36,8 @@ modulo_preference(const ChashPlacement *placement, uint64 position,
 
 /*
  * Exact: the positions p of the 2^bits with p mod n = m are
- * floor(2^bits / n), and one more for the first 2^bits mod n residues
+ * floor((2^bits - 1) / n), and one more for the residues up to
+ * (2^bits - 1) mod n
  */
 static void
 modulo_ownership(const ChashPlacement *placement, int replicas,
@@ -49,11 +50,7 @@ modulo_ownership(const ChashPlacement *placement, int replicas,
 	uint64		extra = max % n + 1;	/* residues with one more position */
 	long double *share = palloc(sizeof(long double) * n);
 
-	if (extra == n)
-	{
-		per++;
-		extra = 0;
-	}
+	/* per + 1 may be 2^64 (one member, a 64-bit hash): add in long double */
 	for (uint32 m = 0; m < n; m++)
 		share[m] = ldexpl((long double) per + (m < extra ? 1 : 0), -bits);
 	chash_rotation_ownership(placement, replicas, distinct_zones, share, owned);

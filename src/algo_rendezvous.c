@@ -29,7 +29,7 @@
 typedef struct RendezvousData
 {
 	uint64	   *seeds;			/* the hash of each member's name */
-	double	   *weights;
+	double	   *weights;		/* scaled: see rendezvous_build */
 	bool		equal_weights;
 } RendezvousData;
 
@@ -39,7 +39,19 @@ rendezvous_build(ChashPlacement *placement)
 	const ChashRingSpec *spec = &placement->spec;
 	RendezvousData *data = palloc(sizeof(RendezvousData));
 	int			n = placement->nactive;
+	double		largest = 0;
+	int			scale = 0;
 
+	/*
+	 * Weights are kept divided by the power of two that brings the largest
+	 * into [0.5, 1): exact, so scores keep their order, and neither a score
+	 * of weights near DBL_MAX nor the ownership integral's total weight
+	 * overflows, nor do subnormal weights lose their ratios
+	 */
+	for (int m = 0; m < n; m++)
+		largest = Max(largest, spec->nodes[placement->members[m]].weight);
+	if (largest > 0)
+		(void) frexp(largest, &scale);
 	data->seeds = palloc(sizeof(uint64) * Max(n, 1));
 	data->weights = palloc(sizeof(double) * Max(n, 1));
 	data->equal_weights = true;
@@ -51,7 +63,7 @@ rendezvous_build(ChashPlacement *placement)
 			CHECK_FOR_INTERRUPTS();
 		data->seeds[m] = spec->hash->fn((const unsigned char *) node->name_utf8,
 										node->name_utf8_len);
-		data->weights[m] = node->weight;
+		data->weights[m] = ldexp(node->weight, -scale);
 		if (node->weight != spec->nodes[placement->members[0]].weight)
 			data->equal_weights = false;
 	}
@@ -142,9 +154,12 @@ rendezvous_preference(const ChashPlacement *placement, uint64 position,
 	uint32	   *top = palloc(sizeof(uint32) * n);
 	int			ntop = 0;
 
+	/* equal weights: by the draws, as the owner is found, not their scores */
 	for (int m = 0; m < nmembers; m++)
-		scores[m] = rendezvous_score(rendezvous_draw(position, data->seeds[m]),
-									 data->weights[m]);
+		scores[m] = data->equal_weights ?
+			(double) (rendezvous_draw(position, data->seeds[m]) >> 11) :
+			rendezvous_score(rendezvous_draw(position, data->seeds[m]),
+							 data->weights[m]);
 	/* keep the n best in order, by insertion */
 	for (int m = 0; m < nmembers; m++)
 	{

@@ -213,22 +213,23 @@ slots_build(ChashPlacement *placement)
 	if (placement->nactive == 0)
 		return;
 	if (!slots_given(spec))
-	{
 		split_evenly(placement, table);
-		return;
-	}
-	for (int k = 0; k < spec->nnodes; k++)
+	else
 	{
-		const ChashNodeSpec *node = &spec->nodes[k];
-
-		if (!node->active)
-			continue;
-		for (int i = 0; i < node->nslot_ranges; i++)
+		for (int k = 0; k < spec->nnodes; k++)
 		{
-			for (int32 s = node->slot_ranges[2 * i]; s < node->slot_ranges[2 * i + 1]; s++)
-				table->slots[s] = k;
+			const ChashNodeSpec *node = &spec->nodes[k];
+
+			if (!node->active)
+				continue;
+			for (int i = 0; i < node->nslot_ranges; i++)
+			{
+				for (int32 s = node->slot_ranges[2 * i]; s < node->slot_ranges[2 * i + 1]; s++)
+					table->slots[s] = k;
+			}
 		}
 	}
+	chash_table_count_owners(table, spec->nnodes);
 }
 
 /* The node owning a position's slot: an error if none does */

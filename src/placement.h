@@ -421,11 +421,13 @@ typedef struct ChashSlotTable
 {
 	uint32		size;
 	uint32	   *slots;
+	uint32		nowners;		/* distinct nodes owning a slot */
 } ChashSlotTable;
 
 extern uint32 chash_table_size(const ChashRingSpec *spec);
 extern void chash_table_check_size(const ChashRingSpec *spec);
 extern ChashSlotTable *chash_table_new(const ChashRingSpec *spec);
+extern void chash_table_count_owners(ChashSlotTable *table, int nnodes);
 extern void chash_table_walk(const ChashPlacement *placement, uint32 slot,
 							 uint32 *out, int n, bool *seen);
 extern void chash_table_preference(const ChashPlacement *placement,

@@ -54,13 +54,35 @@ chash_table_new(const ChashRingSpec *spec)
 										  sizeof(uint32) * table->size);
 	for (uint32 s = 0; s < table->size; s++)
 		table->slots[s] = CHASH_SLOT_UNOWNED;
+	table->nowners = 0;
 	return table;
+}
+
+/* Once a table is filled: how many nodes own slots, for walks to stop */
+void
+chash_table_count_owners(ChashSlotTable *table, int nnodes)
+{
+	bool	   *seen = palloc0(sizeof(bool) * Max(nnodes, 1));
+
+	table->nowners = 0;
+	for (uint32 s = 0; s < table->size; s++)
+	{
+		uint32		node = table->slots[s];
+
+		if (node != CHASH_SLOT_UNOWNED && !seen[node])
+		{
+			seen[node] = true;
+			table->nowners++;
+		}
+	}
+	pfree(seen);
 }
 
 /*
  * The first n distinct nodes walking the table on from slot 'slot', then
  * the members owning no slot.  seen[nnodes] must be all false, and is left
- * so.
+ * so.  The walk stops once every owner is seen: a member with no slot is
+ * not looked for across the whole table.
  */
 void
 chash_table_walk(const ChashPlacement *placement, uint32 slot, uint32 *out,
@@ -69,7 +91,9 @@ chash_table_walk(const ChashPlacement *placement, uint32 slot, uint32 *out,
 	const ChashSlotTable *table = placement->data;
 	int			found = 0;
 
-	for (uint32 step = 0; step < table->size && found < n; step++)
+	int			want = Min((uint32) n, table->nowners);
+
+	for (uint32 step = 0; step < table->size && found < want; step++)
 	{
 		uint32		node = table->slots[slot];
 
@@ -109,13 +133,50 @@ chash_table_preference(const ChashPlacement *placement, uint64 position,
 }
 
 /*
+ * The nodes of a table in the order of their next slot at or after a
+ * slot, the nearest first: a doubly linked list over node indexes, to
+ * which a step back to slot s moves s's owner to the front.  After a pass
+ * over the whole table from its end, a second pass's list at slot s is the
+ * walk from s, wrapping (owners met only before s follow, by their first
+ * slot), in constant time a step rather than a walk's.
+ */
+typedef struct WalkList
+{
+	uint32	   *next;
+	uint32	   *prev;
+	bool	   *listed;
+	uint32		head;
+} WalkList;
+
+#define WALK_END PG_UINT32_MAX
+
+static void
+walk_list_front(WalkList *list, uint32 node)
+{
+	if (list->head == node)
+		return;
+	if (list->listed[node])
+	{
+		list->next[list->prev[node]] = list->next[node];
+		if (list->next[node] != WALK_END)
+			list->prev[list->next[node]] = list->prev[node];
+	}
+	list->listed[node] = true;
+	list->prev[node] = WALK_END;
+	list->next[node] = list->head;
+	if (list->head != WALK_END)
+		list->prev[list->head] = node;
+	list->head = node;
+}
+
+/*
  * Exact: slot s holds the positions p of the 2^bits with p mod size = s,
- * floor(2^bits / size) of them and one more for the first 2^bits mod size
- * slots; each owned slot's keys go to the first replicas of its walk
- * (picked by zones if asked).  The keys of unowned slots have no owner.
- * The slots of a run of one owner walk alike, so each run is walked once:
- * slots rings have a few long runs, which walking slot by slot would
- * cross once a slot.
+ * floor((2^bits - 1) / size) of them and one more for the slots up to
+ * (2^bits - 1) mod size; each owned slot's keys go to the first replicas
+ * of its walk (picked by zones if asked).  The keys of unowned slots have
+ * no owner.  The slots of a run of one owner walk alike, so each run's
+ * walk is read once, from the list above; walking from each run instead
+ * would cross the table once a run when a member owns few slots or none.
  */
 void
 chash_table_ownership(const ChashPlacement *placement, int replicas,
@@ -131,45 +192,76 @@ chash_table_ownership(const ChashPlacement *placement, int replicas,
 	int			nwalk = distinct_zones ? placement->nactive : replicas;
 	uint32	   *walk = palloc(sizeof(uint32) * Max(nwalk, 1));
 	uint32	   *picked = palloc(sizeof(uint32) * Max(replicas, 1));
-	bool	   *seen = palloc0(sizeof(bool) * nnodes);
-	uint32		end;
+	uint32	   *slotless = palloc(sizeof(uint32) * Max(placement->nactive, 1));
+	int			nslotless = 0;
+	WalkList	list;
+	uint32		end = table->size;
 
-	/* 2^bits mod size is 0: every slot has one more than max / size */
-	if (extra == table->size)
+	list.next = palloc(sizeof(uint32) * nnodes);
+	list.prev = palloc(sizeof(uint32) * nnodes);
+	list.listed = palloc0(sizeof(bool) * nnodes);
+	list.head = WALK_END;
+
+	/* the first pass: the list as the walk from slot 0 sees it */
+	for (uint32 s = table->size; s-- > 0;)
 	{
-		per++;
-		extra = 0;
+		if ((s & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (table->slots[s] != CHASH_SLOT_UNOWNED)
+			walk_list_front(&list, table->slots[s]);
 	}
-	for (uint32 first = 0; first < table->size; first = end)
+	for (int i = 0; i < placement->nactive; i++)
 	{
-		uint32		node = table->slots[first];
-		long double share;
-		const uint32 *list = walk;
+		if (!list.listed[placement->members[i]])
+			slotless[nslotless++] = placement->members[i];
+	}
 
-		CHECK_FOR_INTERRUPTS();
-		for (end = first + 1; end < table->size && table->slots[end] == node; end++)
-			;
+	/* the second: each run's walk when the list reaches its first slot */
+	for (uint32 s = table->size; s-- > 0;)
+	{
+		uint32		node = table->slots[s];
+		long double share;
+		const uint32 *chosen = walk;
+		int			found = 0;
+
+		if ((s & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (node != CHASH_SLOT_UNOWNED)
+			walk_list_front(&list, node);
+		if (s > 0 && table->slots[s - 1] == node)
+			continue;			/* not the first slot of its run */
 		if (node == CHASH_SLOT_UNOWNED)
+		{
+			end = s;
 			continue;
-		share = ldexpl((long double) per * (end - first) +
-					   (extra > first ? Min(end, extra) - first : 0), -bits);
+		}
+		/* in long double: per + 1 is 2^64 for one slot and a 64-bit hash */
+		share = ldexpl((long double) per * (end - s) +
+					   (extra > s ? Min(end, extra) - s : 0), -bits);
+		end = s;
 		if (replicas == 1)
 		{
 			sums[node] += share;
 			continue;
 		}
-		chash_table_walk(placement, first, walk, nwalk, seen);
+		for (uint32 k = list.head; k != WALK_END && found < nwalk; k = list.next[k])
+			walk[found++] = k;
+		for (int i = 0; found < nwalk; i++)
+			walk[found++] = slotless[i];
 		if (distinct_zones)
 		{
 			chash_zones_pick(placement, walk, nwalk, picked, replicas);
-			list = picked;
+			chosen = picked;
 		}
 		for (int r = 0; r < replicas; r++)
-			sums[list[r]] += share;
+			sums[chosen[r]] += share;
 	}
 	for (int k = 0; k < placement->spec.nnodes; k++)
 		owned[k] = (double) sums[k];
-	pfree(seen);
+	pfree(list.listed);
+	pfree(list.prev);
+	pfree(list.next);
+	pfree(slotless);
 	pfree(picked);
 	pfree(walk);
 	pfree(sums);

@@ -63,6 +63,12 @@ FROM chash_ownership('mod3_32') ORDER BY node;
 SELECT node, owned * 4294967296 AS positions FROM chash_ownership('mod3_32', 2) ORDER BY node;
 SELECT node, owned FROM chash_ownership('mod4', 2) ORDER BY node;
 SELECT * FROM chash_ring_stats('mod4');
+-- one member on a 64-bit key hash owns all 2^64 positions (found by the
+-- fuzzer: the count of a residue's positions, 2^64, overflowed to 0)
+SELECT chash_ring_create('mod1', algorithm => 'modulo');
+SELECT chash_node_add('mod1', 'only');
+SELECT node, owned, expected FROM chash_ownership('mod1');
+SELECT nodes, peak_to_mean FROM chash_ring_stats('mod1');
 -- no points: NULL in the views, no rows from chash_points
 SELECT ring, algorithm, key_hash, nodes, active_nodes, points, problem FROM chash.rings WHERE ring = 'mod4';
 SELECT node, points, ordinal > 0 AS has_ordinal FROM chash.nodes WHERE ring = 'mod4' ORDER BY ordinal;
@@ -219,6 +225,27 @@ SELECT chash_node_set('hrw_eq2', 'a', weight => 1.0000001);
 SELECT count(*) AS moved FROM chash_moved_keys('hrw_eq', 'hrw_eq2',
 	ARRAY(SELECT 'key-' || i FROM generate_series(1, 20000) i));
 SELECT node, owned FROM chash_ownership('hrw_eq', 2) ORDER BY node;
+-- extreme weights (found by the fuzzer): weights summing past DBL_MAX,
+-- equal weights at DBL_MAX and subnormal ones.  Shares still add up, and
+-- the owner is the first of the preference order.
+SELECT chash_ring_create('hrw_big', algorithm => 'rendezvous');
+SELECT chash_node_add('hrw_big', 'a', weight => 1e308), chash_node_add('hrw_big', 'b', weight => 1.7e308),
+	   chash_node_add('hrw_big', 'c', weight => 1e307);
+SELECT node, round(owned::numeric, 6) AS owned, round(expected::numeric, 6) AS expected FROM chash_ownership('hrw_big') ORDER BY node;
+SELECT round(sum(owned)::numeric, 9) AS two_copies FROM chash_ownership('hrw_big', 2);
+SELECT chash_ring_create('hrw_max', algorithm => 'rendezvous'), chash_ring_create('hrw_tiny', algorithm => 'rendezvous'),
+	   chash_ring_create('hrw_one', algorithm => 'rendezvous');
+SELECT chash_node_add('hrw_max', n, weight => 1.7976931348623157e308), chash_node_add('hrw_tiny', n, weight => 5e-324),
+	   chash_node_add('hrw_one', n, weight => 1)
+FROM unnest(ARRAY['a', 'b', 'c']) n;
+SELECT r.ring,
+	   bool_and((chash_lookup_n(r.ring, 'key-' || i, 3))[1] = chash_lookup(r.ring, 'key-' || i)) AS first_is_owner,
+	   bool_and(chash_lookup_n(r.ring, 'key-' || i, 3) = chash_lookup_n('hrw_one', 'key-' || i, 3)) AS as_weights_of_1
+FROM unnest(ARRAY['hrw_max', 'hrw_tiny']) r(ring), generate_series(1, 2000) i
+GROUP BY r.ring ORDER BY r.ring;
+SELECT chash_ring_create('hrw_z', algorithm => 'rendezvous');
+SELECT chash_node_add('hrw_z', n, weight => 1e-300, zone => 'one') FROM unnest(ARRAY['a', 'b', 'c']) n;
+SELECT node, round(owned::numeric, 9) AS owned FROM chash_ownership('hrw_z', 2, true) ORDER BY node;
 -- vnodes do not apply
 SELECT chash_node_add('hrw', 'v', vnodes => 100);
 
@@ -473,6 +500,17 @@ SELECT chash_node_add('sl2', 'd', tokens => ARRAY[1]);
 SELECT chash_ring_create('bad', algorithm => 'slots', table_size => 67108879);
 SELECT * FROM chash_slot_ranges('mod4');
 SELECT count(*) AS maglev_runs, sum(upper(slots) - lower(slots)) AS maglev_slots FROM chash_slot_ranges('mag');
+-- a member too light for a slot of maglev's table is a last copy (its
+-- walk stops once every owner of a slot is seen; found by the fuzzer,
+-- which timed 5 s for this ownership)
+SELECT chash_ring_create('mag_light', algorithm => 'maglev');
+SELECT chash_node_add('mag_light', 'a'), chash_node_add('mag_light', 'b'),
+	   chash_node_add('mag_light', 'c', weight => 1e-5);
+SELECT DISTINCT node FROM chash_slot_ranges('mag_light') ORDER BY node;
+SELECT node, owned FROM chash_ownership('mag_light', 2) ORDER BY node;
+SELECT node, owned FROM chash_ownership('mag_light', 3) ORDER BY node;
+SELECT bool_and((chash_lookup_n('mag_light', 'key-' || i, 3))[3] = 'c') AS light_is_last
+FROM generate_series(1, 1000) i;
 
 --
 -- Nodes at given tokens: the algorithm tokens (every node), and nodes of a
