@@ -30,6 +30,12 @@ extern char chash_stub_error_message[256];
  */
 extern bool fuzz_try(void (*fn) (void *), void *arg);
 
+/*
+ * The SQLSTATE of the last errcode() (run.sh wraps it), 0 when fuzz_try
+ * starts: what the ERROR it took back was
+ */
+extern int	fuzz_errcode;
+
 /* CHASH_FUZZ_VERBOSE is set: say what is tried (for replaying reproducers) */
 extern bool fuzz_verbose;
 

@@ -58,6 +58,29 @@ call_algorithm_get(void *arg)
 	c->found = chash_algorithm_get(c->name);
 }
 
+/*
+ * Whether data is the decimal digits of an integer from 0 to 2^63 - 1
+ * (leading zeros allowed), as key hash identity takes; its value in *value
+ */
+static bool
+ref_decimal(const uint8 *data, size_t len, uint64 *value)
+{
+	uint64		v = 0;
+
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++)
+	{
+		if (data[i] < '0' || data[i] > '9')
+			return false;
+		if (v > (PG_INT64_MAX - (data[i] - '0')) / 10)
+			return false;
+		v = v * 10 + (data[i] - '0');
+	}
+	*value = v;
+	return true;
+}
+
 /* Math.abs(s.hashCode()) of the text whose UTF-8 is data */
 static uint32
 ref_java_hashcode(const uint8 *data, size_t len)
@@ -132,7 +155,8 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 		bool		ok = fuzz_try(call_hash, &c);
 		bool		ok2 = fuzz_try(call_hash, &c2);
 
-		fuzz_check(h->bits == 32 || h->bits == 64, "%s has %d bits", h->name,
+		fuzz_check(h->bits == 32 || h->bits == 64 ||
+				   (h->integer_keys && h->bits == 63), "%s has %d bits", h->name,
 				   h->bits);
 		fuzz_check(chash_hash_find(h->name) == h, "%s not found by name",
 				   h->name);
@@ -142,6 +166,18 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 			fuzz_check(ok == utf8, "%s: %s for %s input", h->name,
 					   ok ? "no ERROR" : "an ERROR",
 					   utf8 ? "UTF-8" : "non-UTF-8");
+		else if (h->integer_keys)
+		{
+			uint64		want;
+			bool		decimal = ref_decimal(data, size, &want);
+
+			fuzz_check(ok == decimal, "%s: %s for %s", h->name,
+					   ok ? "no ERROR" : "an ERROR",
+					   decimal ? "an integer from 0 to 2^63 - 1" : "another key");
+			fuzz_check(!ok || c.value == want, "%s: 0x%llx, the key is 0x%llx",
+					   h->name, (unsigned long long) c.value,
+					   (unsigned long long) want);
+		}
 		else
 			fuzz_check(ok, "%s raised an ERROR: %s", h->name,
 					   chash_stub_error_message);
@@ -150,9 +186,9 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 		fuzz_check(c.value == c2.value, "%s: 0x%llx here, 0x%llx unaligned",
 				   h->name, (unsigned long long) c.value,
 				   (unsigned long long) c2.value);
-		fuzz_check(h->bits == 64 || c.value >> 32 == 0,
-				   "%s: 0x%llx is wider than 32 bits", h->name,
-				   (unsigned long long) c.value);
+		fuzz_check(h->bits == 64 || c.value >> h->bits == 0,
+				   "%s: 0x%llx is wider than %d bits", h->name,
+				   (unsigned long long) c.value, h->bits);
 		if (h->needs_utf8)
 		{
 			uint64		sign = UINT64CONST(1) << (h->bits - 1);

@@ -305,6 +305,9 @@ ref_prepare_ok(const ChashRingSpec *spec, const char **why)
 			if (!ref_utf8(spec->nodes[k].name_utf8, spec->nodes[k].name_utf8_len))
 				return (*why = "node name not UTF-8"), false;
 	}
+	/* identity takes integer keys, never the names of ring and ketama */
+	if (spec->hash->integer_keys)
+		return (*why = "identity as the hash of names"), false;
 	if (spec->ties_name != NULL && strcmp(spec->ties_name, "name") != 0 &&
 		strcmp(spec->ties_name, "first") != 0 && strcmp(spec->ties_name, "last") != 0)
 		return (*why = "ties"), false;

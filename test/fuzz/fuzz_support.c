@@ -13,7 +13,8 @@
  * blocks, so that AddressSanitizer's red zones stay right at each block's
  * two ends.  Requests the server would refuse (over MaxAllocSize without
  * the huge flag) fail the check here, as they would be an internal error
- * in the server.
+ * in the server.  errcode is wrapped too, to keep the SQLSTATE of the last
+ * ERROR (fuzz_errcode).
  */
 #include "postgres.h"
 
@@ -30,6 +31,18 @@
 /* --- errors taken back ------------------------------------------------ */
 
 bool		fuzz_verbose = false;
+int			fuzz_errcode = 0;
+
+/* run.sh links with -Wl,--wrap=errcode: each call from src/ lands here */
+extern int	__real_errcode(int sqlerrcode);
+int			__wrap_errcode(int sqlerrcode);
+
+int
+__wrap_errcode(int sqlerrcode)
+{
+	fuzz_errcode = sqlerrcode;
+	return __real_errcode(sqlerrcode);
+}
 
 bool
 fuzz_try(void (*fn) (void *), void *arg)
@@ -40,6 +53,7 @@ fuzz_try(void (*fn) (void *), void *arg)
 	if (sigsetjmp(jump, 0) == 0)
 	{
 		chash_stub_error_jump = &jump;
+		fuzz_errcode = 0;
 		fn(arg);
 		chash_stub_error_jump = saved;
 		return true;

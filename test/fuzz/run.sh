@@ -10,7 +10,7 @@
 #   test/fuzz/run.sh [HARNESS...]      (default: all of them)
 #
 # Time budget: each harness runs CHASH_FUZZ_SECONDS seconds (default 60),
-# one after the other, so make fuzz takes about 4 minutes plus some 30 s of
+# one after the other, so make fuzz takes about 5 minutes plus some 30 s of
 # building.  Raise it for a deeper search: CHASH_FUZZ_SECONDS=3600 make fuzz.
 #
 # Harnesses (test/fuzz/fuzz_*.c; each file's head says what it checks):
@@ -22,6 +22,10 @@
 #                  ownership
 #   fuzz_compare   chash_rings_compare on two rings: the ranges tile the
 #                  space and agree with chash_ring_find on both rings
+#   fuzz_placement a computed placement (modulo, jump, rendezvous, maglev,
+#                  slots) from the input: prepare against README's rules,
+#                  members, zones, the table, owner, preference (with and
+#                  without zones) and ownership against references
 #
 # Files, under CHASH_FUZZ_DIR (default test/fuzz/work, ignored by git):
 #   bin/HARNESS            the fuzz binaries
@@ -58,7 +62,7 @@ seconds=${CHASH_FUZZ_SECONDS:-60}
 	{ echo "fuzz: CHASH_FUZZ_SECONDS must be a positive number of seconds" >&2; exit 2; }
 dir=${CHASH_FUZZ_DIR:-test/fuzz/work}
 cc=${CHASH_FUZZ_CC:-clang-14}
-all_harnesses=(fuzz_hash fuzz_template fuzz_ring fuzz_compare)
+all_harnesses=(fuzz_hash fuzz_template fuzz_ring fuzz_compare fuzz_placement)
 if [ $# -gt 0 ]; then
 	harnesses=("$@")
 else
@@ -88,9 +92,10 @@ mkdir -p "$dir"/{bin,obj,corpus,seeds,artifacts,logs}
 # the ring code, as test/scripts/unit.sh compiles it, and all of its pure files
 ring_code=(ring algorithm hash hash_twemproxy template rebalance ownership table)
 for f in src/algo_*.c; do ring_code+=("$(basename "$f" .c)"); done
-# palloc'd memory is recorded by fuzz_support.c (see there)
+# palloc'd memory is recorded by fuzz_support.c (see there), and errcode()
+# too, so that a harness can tell which ERROR it took back
 wraps=palloc,palloc0,palloc_extended,repalloc,pfree,pstrdup,pnstrdup
-wraps+=,MemoryContextAllocHuge,MemoryContextAllocZero
+wraps+=,MemoryContextAllocHuge,MemoryContextAllocZero,errcode
 cflags=(-g -O1 -fno-omit-frame-pointer -Wall -Wno-ignored-attributes
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 	-ffp-contract=off -DUSE_ASSERT_CHECKING
