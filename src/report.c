@@ -13,9 +13,9 @@
 
 #include <math.h>
 
+#include "catalog/pg_type_d.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
-#include "catalog/pg_type_d.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
