@@ -78,13 +78,6 @@ static const char *const algo_names[] = {
 	"modulo", "jump", "rendezvous", "maglev", "slots"
 };
 
-/* Node weights: code 0 to 0x7f is 1, and above, this table */
-static const double weight_table[16] = {
-	2, 3, 0.5, 0.25, 1.5, 10, 100, 1e-3, 1e-9, 1e-300, 1e9,
-	4294967296.0, 1e300, 1.7976931348623157e308, 7,
-	0							/* raw: a double from the input */
-};
-
 /* Everything the checks compare against, worked out here from the spec */
 typedef struct Ref
 {
@@ -246,26 +239,14 @@ decode_spec(FuzzInput *in, Algo *algo)
 		ChashNodeSpec *n = &spec->nodes[k];
 		uint8		name = fuzz_u8(in);
 		uint8		flags = fuzz_u8(in);
-		uint8		v = fuzz_u8(in);
+		uint8		v;
 		int			zone = (flags >> 2) & 7;
 
 		n->name = n->name_utf8 = psprintf("n%u", name);
 		n->name_len = n->name_utf8_len = strlen(n->name);
 		n->active = (flags & 3) != 3;
 		n->zone = zone < 2 ? NULL : psprintf("z%d", zone - 2);
-		n->weight = 1;
-		if (v >= 0x80)
-		{
-			n->weight = weight_table[(v - 0x80) % lengthof(weight_table)];
-			if (n->weight == 0)
-			{
-				uint64		bits = fuzz_u64(in);
-				double		w;
-
-				memcpy(&w, &bits, sizeof(w));
-				n->weight = (isfinite(w) && w > 0) ? w : 1;
-			}
-		}
+		n->weight = fuzz_decode_weight(in);
 		v = fuzz_u8(in);
 		n->ordinal = v < 0xF0 ? v % 8 : (int64) fuzz_u64(in);
 		if (flags & 0x20)

@@ -37,6 +37,27 @@ static const double weight_table[16] = {
 	0							/* raw: a double from the input */
 };
 
+/* A node's weight: a code byte, and for code 0xff a raw double after it */
+double
+fuzz_decode_weight(FuzzInput *in)
+{
+	uint8		v = fuzz_u8(in);
+	double		weight;
+
+	if (v < 0x80)
+		return 1;
+	weight = weight_table[(v - 0x80) % lengthof(weight_table)];
+	if (weight == 0)
+	{
+		uint64		bits = fuzz_u64(in);
+		double		w;
+
+		memcpy(&w, &bits, sizeof(w));
+		weight = (isfinite(w) && w > 0) ? w : 1;
+	}
+	return weight;
+}
+
 /* A node's own vnodes: code 0 to 0xbf is unset, and above, this table */
 static const int32 node_vnodes_table[8] = {
 	1, 4, 8, 40, 160, CHASH_MAX_VNODES, 6,
@@ -93,20 +114,7 @@ fuzz_decode_node(FuzzInput *in, const ChashRingSpec *spec, ChashNodeSpec *n,
 	n->name_len = n->name_utf8_len = strlen(name);
 	n->active = ((flags >> 1) & 3) != 3;
 
-	v = fuzz_u8(in);
-	n->weight = 1;
-	if (v >= 0x80)
-	{
-		n->weight = weight_table[(v - 0x80) % lengthof(weight_table)];
-		if (n->weight == 0)
-		{
-			uint64		bits = fuzz_u64(in);
-			double		w;
-
-			memcpy(&w, &bits, sizeof(w));
-			n->weight = (isfinite(w) && w > 0) ? w : 1;
-		}
-	}
+	n->weight = fuzz_decode_weight(in);
 
 	v = fuzz_u8(in);
 	n->vnodes = 0;

@@ -25,6 +25,8 @@
 extern ChashRingSpec *fuzz_decode_spec(FuzzInput *in);
 extern void fuzz_decode_node(FuzzInput *in, const ChashRingSpec *spec,
 							 ChashNodeSpec *node, int k);
+/* a node's weight: 1, one of a table of edge values, or a raw double */
+extern double fuzz_decode_weight(FuzzInput *in);
 /* make names unique (appending "~k") and sort the nodes by name */
 extern void fuzz_normalize_nodes(ChashRingSpec *spec);
 
