@@ -20,6 +20,7 @@
 #include "utils/builtins.h"
 
 #include "catalog.h"
+#include "profile.h"
 
 /* A required text argument; NULL is an error naming the argument */
 static char *
@@ -156,15 +157,6 @@ execute_with_own_args(FunctionCallInfo fcinfo, const char *sql,
 	return chash_catalog_execute(sql, nargs, argtypes, args, nulls);
 }
 
-/* An optional text argument, NULL if null or beyond the call's arguments */
-static char *
-arg_text_or_null(FunctionCallInfo fcinfo, int argno)
-{
-	if (argno >= PG_NARGS() || PG_ARGISNULL(argno))
-		return NULL;
-	return text_to_cstring(PG_GETARG_TEXT_PP(argno));
-}
-
 static Datum
 text_or_null(const char *s)
 {
@@ -172,13 +164,57 @@ text_or_null(const char *s)
 }
 
 /*
+ * A text setting of chash_ring_create: the argument if given (which the
+ * profile must allow), else the profile's, else NULL.  Arguments beyond
+ * the call's (an earlier version's SQL function) are not given.
+ */
+static const char *
+setting_text(FunctionCallInfo fcinfo, int argno, const ChashProfile *profile,
+			 ChashSetting setting, const char *profile_value)
+{
+	if (argno < PG_NARGS() && !PG_ARGISNULL(argno))
+	{
+		if (profile)
+			chash_profile_check_setting(profile, setting);
+		return text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	}
+	return profile ? profile_value : NULL;
+}
+
+/*
+ * An integer setting, likewise; dflt if neither is given.  From 1.4 on a
+ * NULL argument is "not given"; the earlier SQL functions have defaults
+ * and refuse NULL.
+ */
+static int32
+setting_int(FunctionCallInfo fcinfo, int argno, const ChashProfile *profile,
+			ChashSetting setting, int32 profile_value, int32 dflt,
+			bool null_is_unset)
+{
+	if (argno < PG_NARGS() && !PG_ARGISNULL(argno))
+	{
+		if (profile)
+			chash_profile_check_setting(profile, setting);
+		return PG_GETARG_INT32(argno);
+	}
+	if (argno < PG_NARGS() && !null_is_unset)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", chash_setting_name(setting))));
+	return profile && profile_value != 0 ? profile_value : dflt;
+}
+
+/*
  * chash_ring_create(ring, algorithm, hash, vnodes, vnode_name, vnode_first,
- *					 key_hash, ketama_variant, ties, table_size, lookup)
+ *					 key_hash, ketama_variant, ties, table_size, lookup,
+ *					 hash_tag, profile)
  *
- * hash and vnode_name default to the algorithm's, ketama_variant to its
- * first variant.  The ring's settings are checked as a ring without nodes
- * before anything is written.  The SQL functions of earlier versions pass
- * fewer arguments: 1.0's the first seven, 1.1's and 1.2's nine.
+ * A profile gives its settings, and the settings its system's
+ * configuration chooses may be given with it (profile.c).  hash and
+ * vnode_name default to the algorithm's, ketama_variant to its first
+ * variant.  The ring's settings are checked as a ring without nodes before
+ * anything is written.  The SQL functions of earlier versions pass fewer
+ * arguments: 1.0's the first seven, 1.1's and 1.2's nine, 1.3's eleven.
  */
 PG_FUNCTION_INFO_V1(chash_ring_create);
 
@@ -186,53 +222,69 @@ Datum
 chash_ring_create(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
+	bool		catalog_1_4 = PG_NARGS() > 12;
+	const ChashProfile *profile = NULL;
 	ChashRingSpec spec;
+	const char *algorithm;
+	const char *hash_name;
 	const char *key_hash_name;
-	Oid			argtypes[11] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID,
-	INT4OID, TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID};
-	Datum		args[11];
-	bool		nulls[11];
+	const char *vnode_name;
+	Oid			argtypes[13] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID,
+		INT4OID, TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		args[13];
+	bool		nulls[13];
 	int			nargs;
 	const char *insert;
 
 	check_ring_name(ring);
+	if (catalog_1_4 && !PG_ARGISNULL(12))
+		profile = chash_profile_get(text_to_cstring(PG_GETARG_TEXT_PP(12)));
 
 	memset(&spec, 0, sizeof(spec));
 	strlcpy(spec.name, ring, sizeof(spec.name));
-	spec.algorithm = chash_algorithm_get(arg_text(fcinfo, 1, "algorithm"));
-	spec.hash = chash_hash_get(PG_ARGISNULL(2) ? spec.algorithm->default_hash :
-							   text_to_cstring(PG_GETARG_TEXT_PP(2)));
-	if (PG_ARGISNULL(3))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("vnodes must not be null")));
-	spec.vnodes = PG_GETARG_INT32(3);
+	algorithm = setting_text(fcinfo, 1, profile, CHASH_SETTING_ALGORITHM,
+							 profile ? profile->algorithm : NULL);
+	if (algorithm == NULL && !catalog_1_4)
+		(void) arg_text(fcinfo, 1, "algorithm");
+	spec.algorithm = chash_algorithm_get(algorithm ? algorithm : "ring");
+	hash_name = setting_text(fcinfo, 2, profile, CHASH_SETTING_HASH,
+							 profile ? profile->hash : NULL);
+	spec.hash = chash_hash_get(hash_name ? hash_name :
+							   spec.algorithm->default_hash);
+	spec.vnodes = setting_int(fcinfo, 3, profile, CHASH_SETTING_VNODES,
+							  profile ? profile->vnodes : 0, 160, catalog_1_4);
 	check_vnodes(spec.vnodes);
-	spec.vnode_name = PG_ARGISNULL(4) ? spec.algorithm->default_vnode_name :
-		text_to_cstring(PG_GETARG_TEXT_PP(4));
+	vnode_name = setting_text(fcinfo, 4, profile, CHASH_SETTING_VNODE_NAME,
+							  profile ? profile->vnode_name : NULL);
+	spec.vnode_name = vnode_name ? vnode_name : spec.algorithm->default_vnode_name;
 	check_template_length(spec.vnode_name);
 	spec.vnode_name_utf8 = chash_text_bytes(spec.vnode_name,
 											strlen(spec.vnode_name),
 											&spec.vnode_name_utf8_len);
-	if (PG_ARGISNULL(5))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("vnode_first must not be null")));
-	spec.vnode_first = PG_GETARG_INT32(5);
-	key_hash_name = arg_text_or_null(fcinfo, 6);
+	spec.vnode_first = setting_int(fcinfo, 5, profile, CHASH_SETTING_VNODE_FIRST,
+								   profile ? profile->vnode_first : 0, 0,
+								   catalog_1_4);
+	key_hash_name = setting_text(fcinfo, 6, profile, CHASH_SETTING_KEY_HASH,
+								 profile ? profile->key_hash : NULL);
 	spec.key_hash = key_hash_name ? chash_hash_get(key_hash_name) : spec.hash;
-	spec.variant = arg_text_or_null(fcinfo, 7);
+	spec.variant = setting_text(fcinfo, 7, profile, CHASH_SETTING_VARIANT,
+								profile ? profile->variant : NULL);
 	if (spec.variant == NULL)
 		spec.variant = spec.algorithm->default_variant;
-	spec.ties_name = arg_text_or_null(fcinfo, 8);
-	/* the 1.2 catalog's function has no table_size */
-	spec.table_size = PG_NARGS() > 9 && !PG_ARGISNULL(9) ? PG_GETARG_INT32(9) : 0;
+	spec.ties_name = setting_text(fcinfo, 8, profile, CHASH_SETTING_TIES,
+								  profile ? profile->ties : NULL);
+	/* the 1.2 catalog's function has no table_size; 0 is the default */
+	spec.table_size = setting_int(fcinfo, 9, profile, CHASH_SETTING_TABLE_SIZE,
+								  profile ? profile->table_size : 0, 0, true);
 	if (PG_NARGS() > 9 && !PG_ARGISNULL(9) && spec.table_size <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("table_size must be positive"),
 				 errdetail("table_size is %d.", spec.table_size)));
-	spec.lookup_name = PG_NARGS() > 10 ? arg_text_or_null(fcinfo, 10) : NULL;
+	spec.lookup_name = setting_text(fcinfo, 10, profile, CHASH_SETTING_LOOKUP,
+									profile ? profile->lookup : NULL);
+	spec.hash_tag = setting_text(fcinfo, 11, profile, CHASH_SETTING_HASH_TAG,
+								 profile ? profile->hash_tag : NULL);
 	spec.nodes = NULL;
 	spec.nnodes = 0;
 	chash_ring_prepare_spec(&spec);
@@ -249,12 +301,24 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	args[8] = text_or_null(spec.ties_name);
 	args[9] = Int32GetDatum(spec.table_size);
 	args[10] = text_or_null(spec.lookup_name);
+	args[11] = text_or_null(spec.hash_tag);
+	args[12] = text_or_null(profile ? profile->name : NULL);
 	for (int i = 0; i < lengthof(args); i++)
 		nulls[i] = (i >= 6 && i != 9 && DatumGetPointer(args[i]) == NULL);
 	nulls[9] = spec.table_size == 0;
-	if (PG_NARGS() > 9)
+	if (catalog_1_4)
 	{
-		/* the 1.3 catalog */
+		nargs = 13;
+		insert = "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+			" (ring, algorithm, hash, vnodes, vnode_name, vnode_first,"
+			" key_hash, ketama_variant, ties, table_size, lookup, hash_tag,"
+			" profile)"
+			" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+			" ON CONFLICT (ring) DO NOTHING";
+	}
+	else if (PG_NARGS() > 9)
+	{
+		/* the 1.3 catalog, until ALTER EXTENSION chash UPDATE */
 		nargs = 11;
 		insert = "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
 			" (ring, algorithm, hash, vnodes, vnode_name,"
@@ -264,7 +328,7 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	}
 	else if (PG_NARGS() > 7)
 	{
-		/* the 1.1 and 1.2 catalogs, until ALTER EXTENSION chash UPDATE */
+		/* the 1.1 and 1.2 catalogs */
 		nargs = 9;
 		insert = "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
 			" (ring, algorithm, hash, vnodes, vnode_name,"
@@ -307,7 +371,18 @@ chash_ring_copy(PG_FUNCTION_ARGS)
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_INSERT, dst);
 	if (!chash_catalog_ring_exists(src))
 		error_ring_missing(src);
-	if (execute_with_own_args(fcinfo, chash_catalog_has_table_size() ?
+	if (execute_with_own_args(fcinfo, chash_catalog_has_hash_tag() ?
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " (ring, algorithm, hash, key_hash, vnodes, vnode_name,"
+							  " vnode_first, ketama_variant, ties, table_size, lookup,"
+							  " hash_tag, profile)"
+							  " SELECT $2, algorithm, hash, key_hash, vnodes, vnode_name,"
+							  " vnode_first, ketama_variant, ties, table_size, lookup,"
+							  " hash_tag, profile"
+							  " FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " WHERE ring" CHASH_EQ "$1"
+							  " ON CONFLICT (ring) DO NOTHING" :
+							  chash_catalog_has_table_size() ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
 							  " (ring, algorithm, hash, key_hash, vnodes, vnode_name,"
 							  " vnode_first, ketama_variant, ties, table_size, lookup)"

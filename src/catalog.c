@@ -52,6 +52,7 @@ typedef struct CatalogIds
 	AttrNumber	ring_version;	/* ring_config.version, invalid before 1.2 */
 	bool		catalog_1_0;	/* no ketama_variant, ties nor ordinal */
 	bool		has_table_size; /* ring_config.table_size, from 1.3 */
+	bool		has_hash_tag;	/* ring_config.hash_tag, from 1.4 */
 } CatalogIds;
 
 static CatalogIds ids;
@@ -92,6 +93,7 @@ lookup_ids(void)
 	ids.ring_version = get_attnum(ids.ring_table, "version");
 	ids.catalog_1_0 = get_attnum(ids.ring_table, "ketama_variant") == InvalidAttrNumber;
 	ids.has_table_size = get_attnum(ids.ring_table, "table_size") != InvalidAttrNumber;
+	ids.has_hash_tag = get_attnum(ids.ring_table, "hash_tag") != InvalidAttrNumber;
 }
 
 /* Whether the catalog has ring_config.table_size (1.3 on) */
@@ -100,6 +102,14 @@ chash_catalog_has_table_size(void)
 {
 	lookup_ids();
 	return ids.has_table_size;
+}
+
+/* Whether the catalog has ring_config.hash_tag and profile (1.4 on) */
+bool
+chash_catalog_has_hash_tag(void)
+{
+	lookup_ids();
+	return ids.has_hash_tag;
 }
 
 /* The OID of one of the catalog tables; an error if chash is not installed */
@@ -151,7 +161,8 @@ chash_catalog_is_table(Oid relid)
  */
 static const char *const ring_columns[] = {
 	"ring", "algorithm", "hash", "key_hash", "vnodes", "vnode_name",
-	"vnode_first", "ketama_variant", "ties", "version", "table_size", "lookup"
+	"vnode_first", "ketama_variant", "ties", "version", "table_size", "lookup",
+	"hash_tag"
 };
 static const char *const node_columns[] = {
 	"ring", "node", "weight", "vnodes", "state", "ordinal", "zone", "tokens",
@@ -482,7 +493,13 @@ static const char *const ring_queries[] = {
 	/* 1.3 */
 	"SELECT algorithm, hash, coalesce(key_hash, hash),"
 	" vnodes, vnode_name, vnode_first, ketama_variant, ties, version,"
-	" coalesce(table_size, 0), lookup"
+	" coalesce(table_size, 0), lookup, NULL::pg_catalog.text"
+	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+	" WHERE ring" CHASH_EQ "$1",
+	/* 1.4 */
+	"SELECT algorithm, hash, coalesce(key_hash, hash),"
+	" vnodes, vnode_name, vnode_first, ketama_variant, ties, version,"
+	" coalesce(table_size, 0), lookup, hash_tag"
 	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
 	" WHERE ring" CHASH_EQ "$1",
 };
@@ -518,7 +535,7 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 
 	lookup_ids();
 	version = ids.catalog_1_0 ? 0 : ids.ring_version == InvalidAttrNumber ? 1 :
-		ids.has_table_size ? 3 : 2;
+		ids.has_hash_tag ? 4 : ids.has_table_size ? 3 : 2;
 
 	ringdatum = CStringGetTextDatum(ring);
 	if (!ActiveSnapshotSet())
@@ -557,6 +574,7 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 		spec->version = DatumGetInt64(spi_value(row, 9));
 		spec->table_size = version >= 2 ? DatumGetInt32(spi_value(row, 10)) : 0;
 		spec->lookup_name = version >= 2 ? spi_text(row, 11, callercxt) : NULL;
+		spec->hash_tag = version >= 3 ? spi_text(row, 12, callercxt) : NULL;
 	}
 
 	if (with_nodes)

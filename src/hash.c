@@ -178,6 +178,44 @@ hash_crc32(const unsigned char *data, size_t len)
 }
 
 /*
+ * CRC-16/XMODEM (polynomial 0x1021, not reflected, initial value 0), by a
+ * table, in a 32-bit register that is not masked: the low 16 bits are the
+ * CRC, and the whole register is twemproxy's crc16.  No library at hand
+ * has this CRC (zlib's are CRC-32); the published check value of
+ * "123456789" is 0x31C3.
+ */
+uint32
+chash_crc16_register(const unsigned char *data, size_t len)
+{
+	static uint16 table[256];
+	static bool table_ready = false;
+	uint32		crc = 0;
+
+	if (unlikely(!table_ready))
+	{
+		for (int i = 0; i < 256; i++)
+		{
+			uint32		c = (uint32) i << 8;
+
+			for (int bit = 0; bit < 8; bit++)
+				c = (c & 0x8000) ? ((c << 1) ^ 0x1021) : (c << 1);
+			table[i] = (uint16) c;
+		}
+		table_ready = true;
+	}
+	for (size_t i = 0; i < len; i++)
+		crc = (crc << 8) ^ table[((crc >> 8) ^ data[i]) & 0xff];
+	return crc;
+}
+
+/* CRC-16/XMODEM: Redis Cluster's key slot is its low 14 bits */
+static uint64
+hash_crc16(const unsigned char *data, size_t len)
+{
+	return (uint16) chash_crc16_register(data, len);
+}
+
+/*
  * The MD5 digest of data, by nettle.  Not PostgreSQL's pg_md5_binary: with
  * OpenSSL it makes and frees a digest context per call, which made MD5 of
  * a short key cost about 600 ns in chash_lookup, against some 90 for the
@@ -378,6 +416,7 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"fnv1_64", 64, hash_fnv1_64, "FNV-1 64-bit"},
 	{"fnv1a_64", 64, hash_fnv1a_64, "FNV-1a 64-bit"},
 	{"crc32", 32, hash_crc32, "CRC-32 (IEEE), as zlib and MySQL's CRC32()"},
+	{"crc16", 16, hash_crc16, "CRC-16/XMODEM (polynomial 0x1021, initial value 0), as Redis Cluster's key slots"},
 	{"md5", 32, hash_md5, "first 4 bytes of MD5, little-endian (ketama)"},
 	{"pg", 64, hash_pg, "PostgreSQL's hash_bytes_extended, seed 0, as hashtextextended(key, 0)"},
 	{"java_fnv32", 32, hash_java_fnv32, "Java ring code: FNV-1a over UTF-16 units in int arithmetic, mixed, Math.abs", true},
@@ -396,6 +435,19 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"twemproxy_jenkins", 32, chash_hash_twemproxy_jenkins, "twemproxy's jenkins: lookup3 hashlittle, initial value 13"},
 	{"identity", 63, hash_identity, "the key as an integer, 0 to 2^63 - 1 (keys are decimal integers)", false, true},
 };
+
+/* An error unless tag is two printable ASCII characters (see hash.h) */
+void
+chash_hash_tag_check(const char *tag)
+{
+	if (strlen(tag) != 2 ||
+		tag[0] < 0x21 || tag[0] > 0x7e || tag[1] < 0x21 || tag[1] > 0x7e)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("hash_tag must be two printable ASCII characters"),
+				 errdetail("hash_tag is \"%s\".", chash_message_name(tag, (int) strlen(tag))),
+				 errhint("Give the characters that open and close a tag, as \"{}\" for Redis Cluster.")));
+}
 
 int
 chash_hash_count(void)

@@ -13,7 +13,7 @@
 
 /*
  * Hash functions (hash.c).  Every function maps bytes to an unsigned value
- * of 'bits' bits (32 or 64; 63 for identity, whose keys are integers from
+ * of 'bits' bits (16, 32 or 64; 63 for identity, whose keys are integers from
  * 0 to 2^63 - 1), returned in the low bits of a uint64.
  */
 typedef uint64 (*ChashHashFn) (const unsigned char *data, size_t len);
@@ -30,6 +30,7 @@ typedef struct ChashHashFunction
 
 extern const ChashHashFunction *chash_hash_find(const char *name);
 extern uint32 chash_crc32(const unsigned char *data, size_t len);
+extern uint32 chash_crc16_register(const unsigned char *data, size_t len);
 extern void chash_md5(const void *data, size_t len, uint8 digest[16]);
 
 /* The little-endian 32-bit word at p (as ketama reads MD5 digests) */
@@ -42,6 +43,38 @@ chash_le32(const uint8 *p)
 extern const ChashHashFunction *chash_hash_get(const char *name);
 extern int	chash_hash_count(void);
 extern const ChashHashFunction *chash_hash_at(int i);
+
+/*
+ * Hash tags: of a key with the tag delimiters tag[0] and tag[1], only the
+ * bytes between the first tag[0] and the first tag[1] after it are hashed,
+ * if there are any; otherwise the whole key, as Redis Cluster and
+ * twemproxy's hash_tag do.  tag is two printable ASCII characters, so that
+ * a tag found in UTF-8 is never part of a multibyte character.
+ */
+extern void chash_hash_tag_check(const char *tag);
+
+static inline uint64
+chash_hash_tagged(const ChashHashFunction *hash, const char *tag,
+				  const unsigned char *data, size_t len)
+{
+	if (unlikely(tag != NULL))
+	{
+		const unsigned char *open = memchr(data, tag[0], len);
+
+		if (open != NULL)
+		{
+			const unsigned char *close = memchr(open + 1, tag[1],
+												len - (open + 1 - data));
+
+			if (close != NULL && close > open + 1)
+			{
+				data = open + 1;
+				len = close - data;
+			}
+		}
+	}
+	return hash->fn(data, len);
+}
 
 /*
  * A position on the ring as SQL shows it: a 32-bit value as itself, a

@@ -52,35 +52,15 @@ chash_hash_twemproxy_one_at_a_time(const unsigned char *data, size_t len)
 }
 
 /*
- * CRC-16/XMODEM (polynomial 0x1021, not reflected, initial value 0), but
- * the running value is a 32-bit register that is never masked to 16 bits:
- * each step shifts the whole register left by 8.  The low 16 bits are the
- * published CRC; from the second byte on, the high 16 bits keep earlier
- * register bits, and nutcracker returns all 32.
+ * nutcracker's crc16 is CRC-16/XMODEM in a 32-bit register that is never
+ * masked to 16 bits: each step shifts the whole register left by 8.  The
+ * low 16 bits are the published CRC; from the second byte on, the high 16
+ * bits keep earlier register bits, and nutcracker returns all 32.
  */
 uint64
 chash_hash_twemproxy_crc16(const unsigned char *data, size_t len)
 {
-	static uint16 table[256];
-	static bool table_ready = false;
-	uint32		crc = 0;
-
-	if (!table_ready)
-	{
-		for (int i = 0; i < 256; i++)
-		{
-			uint32		c = (uint32) i << 8;
-
-			for (int bit = 0; bit < 8; bit++)
-				c = (c & 0x8000) ? ((c << 1) ^ 0x1021) : (c << 1);
-			table[i] = (uint16) c;
-		}
-		table_ready = true;
-	}
-
-	for (size_t i = 0; i < len; i++)
-		crc = (crc << 8) ^ table[((crc >> 8) ^ data[i]) & 0xff];
-	return crc;
+	return chash_crc16_register(data, len);
 }
 
 /*

@@ -27,6 +27,7 @@
 #include "utils/uuid.h"
 
 #include "cache.h"
+#include "profile.h"
 
 /*
  * What a routing function keeps between calls: the ring it resolved, for
@@ -197,11 +198,12 @@ call_utf8_as_is(FunctionCallInfo fcinfo)
 
 /* Hash text in the server encoding as chash_text_bytes says */
 static inline uint64
-hash_server_text(const ChashHashFunction *hash, const char *s, int len)
+hash_server_text(const ChashHashFunction *hash, const char *tag,
+				 const char *s, int len)
 {
 	int			blen;
 	const char *b = chash_text_bytes(s, len, &blen);
-	uint64		h = hash->fn((const unsigned char *) b, blen);
+	uint64		h = chash_hash_tagged(hash, tag, (const unsigned char *) b, blen);
 
 	if (b != s)
 		pfree((char *) b);
@@ -224,9 +226,9 @@ format_uuid(const pg_uuid_t *uuid, char *buf)
 	return len;
 }
 
-/* The hash of key argument argno, of the given type */
+/* The hash of key argument argno, of the given type, by its tag if any */
 static pg_attribute_always_inline uint64
-hash_key_arg(const ChashHashFunction *hash, bool utf8_as_is,
+hash_key_arg(const ChashHashFunction *hash, const char *tag, bool utf8_as_is,
 			 FunctionCallInfo fcinfo, int argno, ChashKeyType type)
 {
 	char		buf[MAXINT8LEN + 1 + 2 * UUID_LEN];
@@ -239,17 +241,19 @@ hash_key_arg(const ChashHashFunction *hash, bool utf8_as_is,
 				text	   *t = PG_GETARG_TEXT_PP(argno);
 
 				if (likely(utf8_as_is))
-					return hash->fn((const unsigned char *) VARDATA_ANY(t),
-									VARSIZE_ANY_EXHDR(t));
-				return hash_server_text(hash, VARDATA_ANY(t),
+					return chash_hash_tagged(hash, tag,
+											 (const unsigned char *) VARDATA_ANY(t),
+											 VARSIZE_ANY_EXHDR(t));
+				return hash_server_text(hash, tag, VARDATA_ANY(t),
 										VARSIZE_ANY_EXHDR(t));
 			}
 		case CHASH_KEY_BYTEA:
 			{
 				bytea	   *b = PG_GETARG_BYTEA_PP(argno);
 
-				return hash->fn((const unsigned char *) VARDATA_ANY(b),
-								VARSIZE_ANY_EXHDR(b));
+				return chash_hash_tagged(hash, tag,
+										 (const unsigned char *) VARDATA_ANY(b),
+										 VARSIZE_ANY_EXHDR(b));
 			}
 		case CHASH_KEY_INT4:
 			len = pg_lltoa(PG_GETARG_INT32(argno), buf);
@@ -263,7 +267,8 @@ hash_key_arg(const ChashHashFunction *hash, bool utf8_as_is,
 		default:
 			pg_unreachable();
 	}
-	return hash->fn((const unsigned char *) buf, len);
+	/* as its text would be: a tag of "-" or digits applies */
+	return chash_hash_tagged(hash, tag, (const unsigned char *) buf, len);
 }
 
 /* chash_lookup(ring, key): the node that owns the key */
@@ -275,7 +280,8 @@ lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 
 	if (unlikely(ring->nactive == 0))
 		chash_error_no_active_nodes(ring);
-	position = hash_key_arg(ring->spec.key_hash, call_utf8_as_is(fcinfo),
+	position = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
+							call_utf8_as_is(fcinfo),
 							fcinfo, 1, type);
 	PG_RETURN_TEXT_P(call_node_text(fcinfo, ring,
 									chash_placement_owner(ring, position)));
@@ -309,7 +315,8 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 						ring->nactive),
 				 errdetail("n is %d.", n)));
 
-	position = hash_key_arg(ring->spec.key_hash, call_utf8_as_is(fcinfo),
+	position = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
+							call_utf8_as_is(fcinfo),
 							fcinfo, 1, type);
 	order = palloc(sizeof(uint32) * n);
 	if (distinct_zones)
@@ -334,6 +341,7 @@ position_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	const ChashPlacement *ring = call_ring(fcinfo);
 
 	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(ring->spec.key_hash,
+														 ring->spec.hash_tag,
 														 call_utf8_as_is(fcinfo),
 														 fcinfo, 1, type)));
 }
@@ -404,7 +412,7 @@ PG_FUNCTION_INFO_V1(chash_hash_text);
 Datum
 chash_hash_text(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo),
+	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo), NULL,
 														 chash_utf8_as_is(),
 														 fcinfo, 1,
 														 CHASH_KEY_TEXT)));
@@ -415,7 +423,7 @@ PG_FUNCTION_INFO_V1(chash_hash_bytea);
 Datum
 chash_hash_bytea(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo),
+	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo), NULL,
 														 chash_utf8_as_is(),
 														 fcinfo, 1,
 														 CHASH_KEY_BYTEA)));
@@ -568,6 +576,62 @@ chash_hash_functions(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/*
+ * chash_profiles(): each profile's system, its settings as
+ * chash_ring_create's arguments, those that may be chosen with it, how to
+ * name the nodes, and the software it was checked against
+ */
+PG_FUNCTION_INFO_V1(chash_profiles);
+
+Datum
+chash_profiles(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < chash_profile_count(); i++)
+	{
+		const ChashProfile *profile = chash_profile_at(i);
+		const char *names[16];
+		Datum		settable[16];
+		int			n = chash_profile_settable(profile, names);
+		StringInfoData settings;
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+
+		initStringInfo(&settings);
+		chash_profile_settings(profile, &settings);
+		for (int k = 0; k < n; k++)
+			settable[k] = CStringGetTextDatum(names[k]);
+		values[0] = CStringGetTextDatum(profile->name);
+		values[1] = CStringGetTextDatum(profile->system);
+		values[2] = CStringGetTextDatum(settings.data);
+		values[3] = PointerGetDatum(construct_array(settable, n, TEXTOID, -1,
+													false, TYPALIGN_INT));
+		values[4] = CStringGetTextDatum(profile->nodes);
+		values[5] = CStringGetTextDatum(profile->checked_against);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		pfree(settings.data);
+	}
+	return (Datum) 0;
+}
+
+/* chash.profile_is_known(name), for constraints */
+PG_FUNCTION_INFO_V1(chash_profile_is_known);
+
+Datum
+chash_profile_is_known(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	for (int i = 0; i < chash_profile_count(); i++)
+	{
+		if (strcmp(chash_profile_at(i)->name, name) == 0)
+			PG_RETURN_BOOL(true);
+	}
+	PG_RETURN_BOOL(false);
 }
 
 /* chash.hash_bits(name): 32 or 64, or NULL if no such hash (constraints) */

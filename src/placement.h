@@ -80,6 +80,7 @@ typedef struct ChashRingSpec
 	const char *ties_name;		/* ties as configured, NULL: the default */
 	int32		table_size;		/* table's size (slots), 0: the default */
 	const char *lookup_name;	/* lookup rule as configured, NULL: default */
+	const char *hash_tag;		/* a key's tag delimiters, NULL: none */
 	int64		version;		/* ring_config.version, 0 where unknown */
 	int			nnodes;
 	ChashNodeSpec *nodes;		/* sorted by UTF-8 name, byte order */

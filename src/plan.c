@@ -28,6 +28,15 @@ typedef struct PlanRings
 	const ChashPlacement *to;
 } PlanRings;
 
+/* Whether two rings find the same part of each key to hash */
+static bool
+same_hash_tag(const ChashRingSpec *a, const ChashRingSpec *b)
+{
+	if (a->hash_tag == NULL || b->hash_tag == NULL)
+		return a->hash_tag == b->hash_tag;
+	return strcmp(a->hash_tag, b->hash_tag) == 0;
+}
+
 /* Whether two placements can be compared range by range, and why not */
 static bool
 plan_by_ranges(const PlanRings *rings, const ChashPlacement **no_points)
@@ -35,7 +44,8 @@ plan_by_ranges(const PlanRings *rings, const ChashPlacement **no_points)
 	*no_points = rings->from->kind != CHASH_PLACEMENT_POINTS ? rings->from :
 		rings->to->kind != CHASH_PLACEMENT_POINTS ? rings->to : NULL;
 	return *no_points == NULL &&
-		rings->from->spec.key_hash == rings->to->spec.key_hash;
+		rings->from->spec.key_hash == rings->to->spec.key_hash &&
+		same_hash_tag(&rings->from->spec, &rings->to->spec);
 }
 
 /*
@@ -100,6 +110,16 @@ plan_rings(FunctionCallInfo fcinfo, bool ranges)
 				 errdetail("Ring \"%s\" hashes keys with \"%s\", ring \"%s\" with \"%s\": their positions cannot be compared.",
 						   rings.from->spec.name, rings.from->spec.key_hash->name,
 						   rings.to->spec.name, rings.to->spec.key_hash->name)));
+	if (!same_hash_tag(&rings.from->spec, &rings.to->spec))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rings \"%s\" and \"%s\" hash keys differently",
+						rings.from->spec.name, rings.to->spec.name),
+				 errdetail("Ring \"%s\" hashes %s, ring \"%s\" %s: their positions cannot be compared.",
+						   rings.from->spec.name,
+						   rings.from->spec.hash_tag ? psprintf("the tags of keys (\"%s\")", rings.from->spec.hash_tag) : "whole keys",
+						   rings.to->spec.name,
+						   rings.to->spec.hash_tag ? psprintf("the tags of keys (\"%s\")", rings.to->spec.hash_tag) : "whole keys")));
 	return rings;
 }
 

@@ -135,6 +135,9 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 						   spec->key_hash->name, spec->key_hash->bits,
 						   spec->hash->name, spec->hash->bits)));
 
+	if (spec->hash_tag != NULL)
+		chash_hash_tag_check(spec->hash_tag);
+
 	if (spec->table_size != 0 && !spec->algorithm->has_table)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -418,6 +421,7 @@ chash_ring_spec_fingerprint(const ChashRingSpec *spec, uint8 fingerprint[16])
 	fingerprint_string(&state, spec->ties_name);
 	fingerprint_bytes(&state, &spec->table_size, sizeof(spec->table_size));
 	fingerprint_string(&state, spec->lookup_name);
+	fingerprint_string(&state, spec->hash_tag);
 	fingerprint_bytes(&state, &spec->nnodes, sizeof(spec->nnodes));
 	for (int k = 0; k < spec->nnodes; k++)
 	{
@@ -687,6 +691,7 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 	dst->variant = src->variant ? pstrdup(src->variant) : NULL;
 	dst->ties_name = src->ties_name ? pstrdup(src->ties_name) : NULL;
 	dst->lookup_name = src->lookup_name ? pstrdup(src->lookup_name) : NULL;
+	dst->hash_tag = src->hash_tag ? pstrdup(src->hash_tag) : NULL;
 	dst->nodes = palloc(sizeof(ChashNodeSpec) * Max(src->nnodes, 1));
 	for (int k = 0; k < src->nnodes; k++)
 	{

@@ -11,7 +11,10 @@
  *	  non-negative but for Integer.MIN_VALUE / Long.MIN_VALUE;
  *	- the same bytes at another address, unaligned, hash alike;
  *	- java_hashcode equals String.hashCode() computed here from the UTF-16
- *	  units of the text, which checks hash.c's UTF-8 to UTF-16 walk.
+ *	  units of the text, which checks hash.c's UTF-8 to UTF-16 walk;
+ *	- crc16 is the low 16 bits of twemproxy_crc16, and a key hashed by its
+ *	  hash tag (chash_hash_tagged, the tag of the input's first two bytes)
+ *	  hashes as the part a plain search here finds.
  * The input, cut at its first NUL, is also looked up as a hash and as an
  * algorithm name (chash_hash_find/get, chash_algorithm_find/get): _get
  * raises an ERROR exactly when _find gives NULL.
@@ -34,6 +37,63 @@ call_hash(void *arg)
 	HashCall   *c = arg;
 
 	c->value = c->h->fn(c->data, c->len);
+}
+
+/*
+ * The hash tag rule, written plainly: between the first open and the first
+ * close after it, if not empty; else the whole key
+ */
+static void
+ref_tagged(const char *tag, const unsigned char *data, size_t len,
+		   const unsigned char **part, size_t *partlen)
+{
+	*part = data;
+	*partlen = len;
+	for (size_t i = 0; i < len; i++)
+	{
+		if (data[i] != (unsigned char) tag[0])
+			continue;
+		for (size_t k = i + 1; k < len; k++)
+		{
+			if (data[k] == (unsigned char) tag[1])
+			{
+				if (k > i + 1)
+				{
+					*part = data + i + 1;
+					*partlen = k - i - 1;
+				}
+				return;
+			}
+		}
+		return;
+	}
+}
+
+static void
+check_tags(const unsigned char *data, size_t size)
+{
+	const ChashHashFunction *crc16 = chash_hash_find("crc16");
+	const ChashHashFunction *twem = chash_hash_find("twemproxy_crc16");
+	char		tag[3] = {'{', '}', 0};
+	const unsigned char *part;
+	size_t		partlen;
+
+	fuzz_check(crc16 && twem, "crc16 and twemproxy_crc16 not found");
+	fuzz_check(crc16->fn(data, size) == (twem->fn(data, size) & 0xffff),
+			   "crc16 is not the low 16 bits of twemproxy_crc16");
+	/* the input's own first bytes as the tag, when printable ASCII */
+	if (size >= 2 && data[0] > 0x20 && data[0] < 0x7f &&
+		data[1] > 0x20 && data[1] < 0x7f)
+	{
+		tag[0] = (char) data[0];
+		tag[1] = (char) data[1];
+	}
+	ref_tagged(tag, data, size, &part, &partlen);
+	fuzz_check(chash_hash_tagged(crc16, tag, data, size) ==
+			   crc16->fn(part, partlen),
+			   "tag \"%s\": the tagged hash is not the hash of the tag", tag);
+	fuzz_check(chash_hash_tagged(crc16, NULL, data, size) ==
+			   crc16->fn(data, size), "no tag: not the hash of the key");
 }
 
 typedef struct NameCall
@@ -155,7 +215,7 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 		bool		ok = fuzz_try(call_hash, &c);
 		bool		ok2 = fuzz_try(call_hash, &c2);
 
-		fuzz_check(h->bits == 32 || h->bits == 64 ||
+		fuzz_check(h->bits == 16 || h->bits == 32 || h->bits == 64 ||
 				   (h->integer_keys && h->bits == 63), "%s has %d bits", h->name,
 				   h->bits);
 		fuzz_check(chash_hash_find(h->name) == h, "%s not found by name",
@@ -204,6 +264,7 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 					   ref_java_hashcode(data, size));
 	}
 	free(copy);
+	check_tags(data, size);
 
 	while ((size_t) namelen < size && namelen < 64 && data[namelen] != 0)
 	{

@@ -104,7 +104,11 @@ SELECT expect_error($$SELECT chash_node_set('r', 'a', weight => 'Infinity')$$);
 -- vnodes: 1 to 16777216
 SELECT expect_error($$SELECT chash_ring_create('v', vnodes => 0)$$);
 SELECT expect_error($$SELECT chash_ring_create('v', vnodes => 16777217)$$);
-SELECT expect_error($$SELECT chash_ring_create('v', vnodes => NULL)$$);
+-- from 1.4 on a NULL setting is its default (or its profile's), as unset
+BEGIN;
+SELECT chash_ring_create('v', algorithm => NULL, vnodes => NULL, vnode_first => NULL);
+SELECT algorithm, vnodes, vnode_first FROM chash.rings WHERE ring = 'v';
+ROLLBACK;
 SELECT expect_error($$SELECT chash_node_add('r', 'd', vnodes => 0)$$);
 SELECT expect_error($$SELECT chash_node_add('r', 'd', vnodes => -5)$$);
 SELECT expect_error($$SELECT chash_node_add('r', 'd', vnodes => 16777217)$$);
@@ -236,8 +240,6 @@ SELECT cardinality(chash_lookup_n('r', 'k', 3)) AS all_three_nodes;
 SELECT expect_error($$SELECT chash_ring_create('')$$);
 SELECT expect_error($$SELECT chash_ring_create(repeat('x', 64))$$);
 SELECT expect_error($$SELECT chash_ring_create(NULL)$$);
-SELECT expect_error($$SELECT chash_ring_create('v', algorithm => NULL)$$);
-SELECT expect_error($$SELECT chash_ring_create('v', vnode_first => NULL)$$);
 SELECT expect_error($$SELECT chash_ring_drop(NULL)$$);
 SELECT expect_error($$SELECT chash_node_add('r', '')$$);
 SELECT expect_error($$SELECT chash_node_add('r', NULL)$$);

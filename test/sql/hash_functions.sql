@@ -18,6 +18,7 @@ SELECT name, bits, description FROM chash_hash_functions();
 CREATE FUNCTION pg_temp.hex_value(hex text, bits integer) RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT AS $$
 	SELECT CASE bits
+		WHEN 16 THEN ('x' || lpad(hex, 8, '0'))::bit(32)::bigint
 		WHEN 32 THEN ('x' || lpad(hex, 8, '0'))::bit(32)::bigint
 		WHEN 64 THEN ('x' || lpad(hex, 16, '0'))::bit(64)::bigint
 	END
@@ -403,6 +404,27 @@ SELECT 'crc32', 'crc32', k, k, e FROM (VALUES
 	('8e0bb443', 'How can you write a big system without C++?  -Paul Glick')
 ) v(e, k);
 SELECT hash, input, got, expected, ok FROM results WHERE source = 'crc32' ORDER BY id;
+
+--
+-- CRC-16/XMODEM (Redis Cluster's key hash): the check value of the
+-- catalogue above (https://reveng.sourceforge.io/crc-catalogue/16.htm,
+-- CRC-16/XMODEM: check=0x31c3), which the Redis Cluster specification also
+-- gives ("123456789" -> 0x31C3); and the Redis documentation's key slots,
+-- the CRC's low 14 bits (CLUSTER KEYSLOT somekey = 11058, foo = 12182,
+-- and a real redis-server agrees: test/scripts/compat.sh)
+INSERT INTO vectors (hash, source, input, key_text, expected) VALUES
+	('crc16', 'crc16', '123456789', '123456789', '31c3');
+SELECT hash, input, got, expected, ok FROM results WHERE source = 'crc16' ORDER BY id;
+SELECT k AS input, chash_hash('crc16', k) & 16383 AS slot, e AS expected,
+	   chash_hash('crc16', k) & 16383 = e AS ok
+FROM (VALUES ('somekey', 11058), ('foo', 12182)) v(k, e);
+-- twemproxy_crc16 is the same CRC in an unmasked register: its low 16
+-- bits agree, on every key of the other vectors
+SELECT count(*) AS keys,
+	   count(*) FILTER (WHERE chash_hash('crc16', v.key_text) =
+							  chash_hash('twemproxy_crc16', v.key_text) & 65535) AS agree
+FROM vectors v WHERE v.key_text IS NOT NULL;
+
 -- MySQL's CRC32(), the examples of the MySQL Reference Manual, Mathematical
 -- Functions, CRC32()
 -- (https://dev.mysql.com/doc/refman/8.0/en/mathematical-functions.html#function_crc32),

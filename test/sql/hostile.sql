@@ -60,18 +60,25 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('k', NULL, '1'), ('message', NULL, '''m'''), ('key_type', NULL, '''integer''::regtype'),
 	('relname', NULL, '''hostile_keys'''), ('require_active', NULL, 'true'),
 	('distinct_zones', NULL, 'true'), ('table_size', NULL, 'NULL'), ('lookup', NULL, '''nearest'''), ('tokens', NULL, 'NULL'), ('slots', NULL, 'NULL'), ('key_mysql', NULL, '''`id`'''),
-	('name', NULL, '''n''');
+	('name', NULL, '''n'''), ('hash_tag', NULL, '''{}'''), ('profile', NULL, 'NULL'),
+	('format', NULL, '''redis_cluster_nodes'''),
+	('input', NULL, '''e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-16383''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented
 CREATE TEMP TABLE hostile_nullable (signature text, argname text);
 INSERT INTO hostile_nullable VALUES
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'hash'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'vnode_name'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'key_hash'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'ketama_variant'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'ties'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'table_size'),
-	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text)', 'lookup'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'algorithm'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'hash'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'vnodes'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'vnode_first'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'hash_tag'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'profile'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'vnode_name'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'key_hash'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'ketama_variant'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'ties'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'table_size'),
+	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'lookup'),
 	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'vnodes'),
 	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'zone'),
 	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'target'),

@@ -1,0 +1,362 @@
+/* sql/chash--1.3--1.4.sql */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION chash UPDATE TO '1.4'" to load this file. \quit
+
+/*
+ * 1.4: routing as real systems do.  Profiles, the settings of one system
+ * in one argument of chash_ring_create; hash tags; the key hash crc16 of
+ * Redis Cluster; a ring filled from a Redis cluster's CLUSTER NODES; the
+ * slots that move between two slot maps.
+ */
+
+-- The part of a key that is hashed: the bytes between the first
+-- hash_tag[0] and the first hash_tag[1] after it, if there are any, else
+-- the whole key (Redis Cluster's {...}, twemproxy's hash_tag)
+ALTER TABLE chash.ring_config ADD COLUMN hash_tag text;
+ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_hash_tag_check
+	CHECK (pg_catalog.octet_length(hash_tag) = 2 AND
+		   hash_tag OPERATOR(pg_catalog.~) '^[!-~][!-~]$'::text);
+
+CREATE FUNCTION chash.profile_is_known(profile text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'chash_profile_is_known'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash.profile_is_known(text) IS
+	'whether chash has a profile of that name';
+
+-- The profile a ring was created with, for the record: its settings are
+-- in the other columns
+ALTER TABLE chash.ring_config ADD COLUMN profile text;
+ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_profile_check
+	CHECK (chash.profile_is_known(profile));
+
+CREATE FUNCTION chash_profiles()
+	RETURNS TABLE(profile text, system text, settings text, may_set text[],
+				  nodes text, checked_against text)
+	AS 'MODULE_PATHNAME', 'chash_profiles'
+	LANGUAGE C STABLE PARALLEL SAFE ROWS 20;
+COMMENT ON FUNCTION chash_profiles() IS
+	'the profiles of chash_ring_create: the system each routes as, its settings as chash_ring_create''s arguments, those that may be given with it, how to name the nodes, and the software it was checked against';
+
+-- Settings a profile does not decide are NULL by default, so that a
+-- profile can tell them from those given
+DROP FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text);
+CREATE FUNCTION chash_ring_create(ring text,
+								  algorithm text DEFAULT NULL,
+								  hash text DEFAULT NULL,
+								  vnodes integer DEFAULT NULL,
+								  vnode_name text DEFAULT NULL,
+								  vnode_first integer DEFAULT NULL,
+								  key_hash text DEFAULT NULL,
+								  ketama_variant text DEFAULT NULL,
+								  ties text DEFAULT NULL,
+								  table_size integer DEFAULT NULL,
+								  lookup text DEFAULT NULL,
+								  hash_tag text DEFAULT NULL,
+								  profile text DEFAULT NULL)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'chash_ring_create'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text, text, text) IS
+	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev or slots; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
+
+-- A ring filled from a system's own description of its cluster
+CREATE FUNCTION chash_ring_import(ring text, format text, input text)
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cfg record;
+	line record;
+	f text[];
+	flags text[];
+	name text;
+	entry text;
+	lo integer;
+	hi integer;
+	ranges text[];
+	names text[] := '{}';
+	states text[] := '{}';
+	slot_lists text[] := '{}';
+BEGIN
+	IF ring IS NULL OR format IS NULL OR input IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring, format and input must not be null';
+	END IF;
+	IF format IS DISTINCT FROM 'redis_cluster_nodes' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown import format "%s"', chash.message_name(format)),
+			HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES).';
+	END IF;
+	SELECT c.algorithm, c.table_size INTO cfg
+	FROM chash.ring_config c WHERE c.ring = chash_ring_import.ring;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
+			HINT = 'Create it with chash_ring_create(ring, profile => ''redis_cluster'').';
+	END IF;
+	IF cfg.algorithm <> 'slots' OR coalesce(cfg.table_size, 16384) <> 16384 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" is not a ring of 16384 slots', chash.message_name(ring)),
+			DETAIL = format('Format "%s" gives the slots of a Redis cluster; ring "%s" uses algorithm "%s" with %s slots.',
+							format, chash.message_name(ring), cfg.algorithm, coalesce(cfg.table_size::text, 'no')),
+			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
+	END IF;
+
+	-- one line a node: id address flags master ping-sent pong-recv
+	-- config-epoch link-state slot...; masters only
+	FOR line IN
+		SELECT l.text, l.n
+		FROM pg_catalog.regexp_split_to_table(input, E'\n') WITH ORDINALITY AS l(text, n)
+		WHERE pg_catalog.btrim(l.text, E' \t\r') <> ''
+	LOOP
+		f := pg_catalog.regexp_split_to_array(pg_catalog.btrim(line.text, E' \t\r'), E'[ \t]+');
+		IF pg_catalog.cardinality(f) < 8 THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('line %s is not a line of CLUSTER NODES', line.n),
+				DETAIL = format('A line has the fields id, address, flags, master, ping-sent, pong-recv, config-epoch, link-state and its slots; line %s has %s fields.',
+								line.n, pg_catalog.cardinality(f));
+		END IF;
+		flags := pg_catalog.string_to_array(f[3], ',');
+		CONTINUE WHEN NOT 'master' = ANY (flags) OR 'handshake' = ANY (flags);
+		-- ip:port@cport, and ,hostname after it in later versions
+		name := pg_catalog.split_part(pg_catalog.split_part(f[2], '@', 1), ',', 1);
+		IF 'noaddr' = ANY (flags) OR name !~ '^.+:[0-9]+$' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('master %s on line %s has no address', chash.message_name(f[1]), line.n),
+				DETAIL = format('Its address is "%s".', chash.message_name(f[2])),
+				HINT = 'A node that does not know its own address shows ":port"; take CLUSTER NODES from another node of the cluster.';
+		END IF;
+		IF name = ANY (names) THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('master %s appears twice in the input', chash.message_name(name));
+		END IF;
+		ranges := '{}';
+		FOR i IN 9 .. pg_catalog.cardinality(f) LOOP
+			entry := f[i];
+			-- [slot->-id] and [slot-<-id]: a slot on the move, still its owner's
+			CONTINUE WHEN entry LIKE '[%';
+			IF entry ~ '^[0-9]{1,5}$' THEN
+				lo := entry::integer;
+				hi := lo;
+			ELSIF entry ~ '^[0-9]{1,5}-[0-9]{1,5}$' THEN
+				lo := pg_catalog.split_part(entry, '-', 1)::integer;
+				hi := pg_catalog.split_part(entry, '-', 2)::integer;
+			ELSE
+				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+					MESSAGE = format('"%s" on line %s is not a slot or a range of slots', chash.message_name(entry), line.n);
+			END IF;
+			IF lo > hi OR hi > 16383 THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('slot range %s on line %s is not within 0-16383', entry, line.n);
+			END IF;
+			ranges := ranges || pg_catalog.int4range(lo, hi, '[]')::text;
+		END LOOP;
+		names := names || name;
+		-- a failed master's slots are nobody's: Redis refuses their keys
+		states := states || CASE WHEN 'fail' = ANY (flags) THEN 'down' ELSE 'active' END;
+		slot_lists := slot_lists || ranges::text;
+	END LOOP;
+	IF pg_catalog.cardinality(names) = 0 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'the input names no master',
+			HINT = 'Give the whole output of CLUSTER NODES.';
+	END IF;
+
+	-- the cluster's masters replace the ring's nodes; nodes that stay keep
+	-- their weight, zone and target.  One statement each: the ring is
+	-- checked after each, whole.
+	DELETE FROM chash.node_config n
+	WHERE n.ring = chash_ring_import.ring AND NOT (n.node = ANY (names));
+	INSERT INTO chash.node_config AS n (ring, node, state, slots)
+	SELECT chash_ring_import.ring, m.node, m.state, m.slots::int4range[]
+	FROM unnest(names, states, slot_lists) WITH ORDINALITY AS m(node, state, slots, k)
+	ORDER BY m.k
+	ON CONFLICT ON CONSTRAINT node_config_pkey
+	DO UPDATE SET state = excluded.state, slots = excluded.slots;
+	RETURN pg_catalog.cardinality(names);
+END
+$$;
+COMMENT ON FUNCTION chash_ring_import(text, text, text) IS
+	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, gives each master (ip:port) with its slot ranges, down if it failed; returns the number of nodes';
+
+-- The slots whose owner differs between two rings of slots of one size,
+-- as ranges of one old and one new owner each (NULL: no owner)
+CREATE FUNCTION chash_moved_slots(from_ring text, to_ring text)
+	RETURNS TABLE(slots int4range, from_node text, to_node text)
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	a record;
+	b record;
+BEGIN
+	IF from_ring IS NULL OR to_ring IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'the rings of a plan must not be null';
+	END IF;
+	IF from_ring = to_ring THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'a plan compares two different rings',
+			DETAIL = format('Both rings are "%s".', chash.message_name(from_ring)),
+			HINT = 'Copy the ring with chash_ring_copy(), change the copy, and compare the two.';
+	END IF;
+	-- tables of slots have a size: the ring's, or the algorithm's default
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag,
+		   coalesce(c.table_size, CASE c.algorithm WHEN 'slots' THEN 16384 WHEN 'maglev' THEN 65537 END) AS size
+	INTO a FROM chash.ring_config c WHERE c.ring = from_ring;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(from_ring));
+	END IF;
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag,
+		   coalesce(c.table_size, CASE c.algorithm WHEN 'slots' THEN 16384 WHEN 'maglev' THEN 65537 END) AS size
+	INTO b FROM chash.ring_config c WHERE c.ring = to_ring;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(to_ring));
+	END IF;
+	IF a.size IS NULL OR b.size IS NULL OR a.size <> b.size OR
+	   a.key_hash <> b.key_hash OR a.hash_tag IS DISTINCT FROM b.hash_tag THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('rings "%s" and "%s" are not tables of slots that hash keys alike', from_ring, to_ring),
+			DETAIL = format('Ring "%s" uses algorithm "%s" with %s slots, key hash "%s" and hash tag %s; ring "%s" "%s" with %s, "%s" and %s.',
+							from_ring, a.algorithm, coalesce(a.size::text, 'no'), a.key_hash,
+							coalesce('"' || a.hash_tag || '"', 'none'),
+							to_ring, b.algorithm, coalesce(b.size::text, 'no'), b.key_hash,
+							coalesce('"' || b.hash_tag || '"', 'none')),
+			HINT = 'Compare other rings key by key: chash_moved_keys().';
+	END IF;
+	-- each ring's owner of each slot, then the slots whose owner differs
+	RETURN QUERY
+	WITH fa AS (
+		SELECT generate_series(lower(x.slots), upper(x.slots) - 1) AS s, x.node
+		FROM @extschema@.chash_slot_ranges(from_ring) x
+	), fb AS (
+		SELECT generate_series(lower(x.slots), upper(x.slots) - 1) AS s, x.node
+		FROM @extschema@.chash_slot_ranges(to_ring) x
+	), moved AS (
+		SELECT t.s, fa.node AS from_node, fb.node AS to_node,
+			   t.s - row_number() OVER (PARTITION BY fa.node, fb.node ORDER BY t.s) AS run
+		FROM generate_series(0, a.size - 1) AS t(s)
+		LEFT JOIN fa ON fa.s = t.s
+		LEFT JOIN fb ON fb.s = t.s
+		WHERE fa.node IS DISTINCT FROM fb.node
+	)
+	SELECT int4range(min(m.s), max(m.s), '[]'), m.from_node, m.to_node
+	FROM moved m
+	GROUP BY m.run, m.from_node, m.to_node
+	ORDER BY min(m.s);
+END
+$$;
+COMMENT ON FUNCTION chash_moved_slots(text, text) IS
+	'the slots whose owner differs between two slots (or maglev) rings of one size, as ranges with their old and new owner';
+
+-- MySQL cannot compute a tagged key's hash the way chash does it:
+-- the plans of tagged rings list their keys
+CREATE OR REPLACE FUNCTION chash.mysql_node_rows(ring text, node text, key_mysql text) RETURNS text
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r record;
+	hashed text;
+	slot text;
+BEGIN
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.table_size, c.hash_tag INTO r
+	FROM chash.ring_config c WHERE c.ring = mysql_node_rows.ring;
+	IF r.hash_tag IS NOT NULL THEN
+		RETURN NULL;
+	END IF;
+	IF r.algorithm = 'modulo' AND r.key_hash = 'identity' THEN
+		IF node IS NULL THEN
+			RETURN format('MOD(%s, %s)', key_mysql, (SELECT count(*) FROM chash.placement_members(ring)));
+		END IF;
+		RETURN format('MOD(%s, %s) = %s', key_mysql,
+					  (SELECT count(*) FROM chash.placement_members(ring)),
+					  (SELECT m.member FROM chash.placement_members(ring) m WHERE m.node = mysql_node_rows.node));
+	END IF;
+	IF r.algorithm = 'slots' AND r.key_hash IN ('identity', 'crc32', 'md5') THEN
+		slot := format('MOD(%s, %s)', CASE r.key_hash WHEN 'identity' THEN key_mysql
+									  ELSE chash.mysql_key_hash(r.key_hash, key_mysql) END,
+					   coalesce(r.table_size, 16384));
+		IF node IS NULL THEN
+			RETURN slot;
+		END IF;
+		-- INTERVAL() finds the slot among the ascending bounds of the
+		-- node's slot ranges: an odd place is inside one
+		RETURN coalesce(format('INTERVAL(%s, %s) %% 2 = 1', slot,
+							   (SELECT string_agg(lower(x.slots) || ', ' || upper(x.slots), ', '
+												  ORDER BY lower(x.slots))
+								FROM @extschema@.chash_slot_ranges(ring) x
+								WHERE x.node = mysql_node_rows.node)), 'FALSE');
+	END IF;
+	IF r.algorithm NOT IN ('ring', 'ketama') OR r.key_hash NOT IN ('crc32', 'md5') THEN
+		RETURN NULL;
+	END IF;
+	hashed := chash.mysql_key_hash(r.key_hash, key_mysql);
+	IF node IS NULL THEN
+		RETURN hashed;
+	END IF;
+	-- INTERVAL() finds the hash among the ascending bounds lo, hi + 1 of the
+	-- node's ranges: an odd place is inside one
+	RETURN format('INTERVAL(%s, %s) %% 2 = 1', hashed,
+				  (SELECT string_agg(x.lo || ', ' || (x.hi + 1), ', ' ORDER BY x.lo)
+				   FROM chash.ring_node_ranges(ring) x WHERE x.node = mysql_node_rows.node));
+END
+$$;
+COMMENT ON FUNCTION chash.mysql_node_rows(text, text, text) IS
+	'the MySQL condition choosing the rows of a ring''s node (modulo on identity, crc32 and md5 rings, slots on identity, crc32 or md5; no tagged ring), NULL if MySQL cannot compute the ring';
+
+/*
+ * The view of rings shows hash_tag and profile.  Dropped and made again,
+ * as its columns change; then read as the caller as in 1.3
+ * (security_invoker from 15 on, a function of the same query on 14).
+ */
+DROP VIEW chash.rings;
+DROP FUNCTION IF EXISTS chash.rings_as_caller();
+CREATE VIEW chash.rings AS
+	SELECT r.ring, r.algorithm, r.hash, coalesce(r.key_hash, r.hash) AS key_hash,
+		   r.vnodes, r.vnode_name, r.vnode_first,
+		   pg_catalog.count(n.node)::integer AS nodes,
+		   (pg_catalog.count(n.node) FILTER (WHERE n.state = 'active'::text))::integer AS active_nodes,
+		   CASE WHEN pg_catalog.count(n.node) OPERATOR(pg_catalog.=) pg_catalog.count(n.points)
+				THEN coalesce(pg_catalog.sum(n.points), 0)::bigint END AS points,
+		   r.ketama_variant, r.ties, r.version,
+		   chash.ring_problem(r.ring) AS problem,
+		   r.table_size, r.lookup, r.hash_tag, r.profile
+	FROM chash.ring_config r
+	LEFT JOIN chash.nodes n ON n.ring = r.ring
+	GROUP BY r.ring;
+COMMENT ON VIEW chash.rings IS
+	'one row a ring: its settings, number of nodes (all and active) and of points, its version, why it cannot be built if it cannot, table size, lookup rule, hash tag and the profile it was created with';
+GRANT SELECT ON chash.rings TO PUBLIC;
+
+DO $$
+DECLARE
+	path text := pg_catalog.current_setting('search_path');
+	columns text;
+	body text;
+BEGIN
+	IF pg_catalog.current_setting('server_version_num')::integer >= 150000 THEN
+		ALTER VIEW chash.rings SET (security_invoker = true);
+		RETURN;
+	END IF;
+	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	SELECT pg_catalog.string_agg(pg_catalog.format('%I %s', a.attname,
+							   pg_catalog.format_type(a.atttypid, a.atttypmod)),
+							   ', ' ORDER BY a.attnum)
+	INTO columns
+	FROM pg_catalog.pg_attribute a
+	WHERE a.attrelid = 'chash.rings'::regclass AND a.attnum > 0;
+	body := pg_catalog.pg_get_viewdef('chash.rings'::regclass);
+	EXECUTE pg_catalog.format(
+		'CREATE FUNCTION chash.rings_as_caller() RETURNS TABLE(%s) LANGUAGE sql STABLE '
+		'SET search_path = pg_catalog, pg_temp AS %L', columns, body);
+	COMMENT ON FUNCTION chash.rings_as_caller() IS
+		'the rows of the view chash.rings as the caller may read them (PostgreSQL 14)';
+	CREATE OR REPLACE VIEW chash.rings AS SELECT * FROM chash.rings_as_caller();
+	PERFORM pg_catalog.set_config('search_path', path, true);
+END
+$$;

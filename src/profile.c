@@ -1,0 +1,216 @@
+/*-------------------------------------------------------------------------
+ *
+ * profile.c
+ *	  The table of profiles: the ring settings that route keys exactly as
+ *	  one real system does.
+ *
+ * chash_ring_create(ring, profile => 'name') takes a profile's settings;
+ * chash_profiles() lists them, with the software each was checked against
+ * and how to name the nodes.  Adding a profile is a line in
+ * chash_profiles[] below, once test/scripts/compat.sh proves it against
+ * the real software.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "profile.h"
+
+static const ChashProfile chash_profiles[] = {
+	{
+		.name = "libmemcached",
+		.system = "libmemcached's weighted ketama (MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED), as pylibmc and php-memcached use it",
+		.algorithm = "ketama",
+		.variant = "libmemcached",
+		.nodes = "host or host:port, in the client's server order, with its weights; a server on port 11211 is hashed as its host",
+		.checked_against = "libmemcached 1.1.4 (Debian 12), memcached_generate_hash(), and its published ketama fixture",
+	},
+	{
+		.name = "twemproxy",
+		.system = "twemproxy (nutcracker), distribution: ketama",
+		.algorithm = "ketama",
+		.variant = "twemproxy",
+		.key_hash = "md5",
+		.settable = CHASH_SETTING_KEY_HASH | CHASH_SETTING_HASH_TAG,
+		.nodes = "the server's name (after its weight on the server line), else host:port, or the host alone on port 11211",
+		.checked_against = "nutcracker 0.5.0 (Debian 12) in front of memcached servers, all 12 of its hashes",
+	},
+	{
+		.name = "uhashring",
+		.system = "uhashring's ketama ring (Python), hash_fn='ketama'",
+		.algorithm = "ketama",
+		.variant = "uhashring",
+		.nodes = "the node names given to HashRing, with their weights",
+		.checked_against = "uhashring 2.1 (Debian 12's python3-uhashring)",
+	},
+	{
+		.name = "hashring",
+		.system = "npm hashring (Node.js)",
+		.algorithm = "ketama",
+		.variant = "node",
+		.nodes = "the server names given to HashRing, with their weights; names that are integers are refused",
+		.checked_against = "hashring 3.2.0 (npm)",
+	},
+	{
+		.name = "libketama",
+		.system = "libketama, the original ketama C library",
+		.algorithm = "ketama",
+		.variant = "libketama",
+		.nodes = "host:port as in its server file, with its weights",
+		.checked_against = "an independent reference (test/compat/libketama_reference.py), itself checked against libketama built from source",
+	},
+	{
+		.name = "java_ring",
+		.system = "the Java ring code of the consistent-hashing articles (a TreeMap of FNV-1a points)",
+		.hash = "java_fnv32",
+		.vnode_name = "{node}&&VN{i}",
+		.ties = "last",
+		.settable = CHASH_SETTING_HASH | CHASH_SETTING_KEY_HASH |
+		CHASH_SETTING_VNODES | CHASH_SETTING_VNODE_NAME |
+		CHASH_SETTING_VNODE_FIRST,
+		.nodes = "the node names the code puts its points for",
+		.checked_against = "an independent reference (test/compat/java_ring_reference.py), itself checked against OpenJDK 17",
+	},
+	{
+		.name = "redis_cluster",
+		.system = "Redis Cluster: CRC16 key slots with {hash tags}, slot ranges per master",
+		.algorithm = "slots",
+		.key_hash = "crc16",
+		.table_size = 16384,
+		.hash_tag = "{}",
+		.nodes = "ip:port of each master (CLUSTER NODES' address without @cport); chash_ring_import() reads them with their slots",
+		.checked_against = "redis-server 7.0.15 (Debian 12): CLUSTER KEYSLOT and the owner of every key and slot of a running cluster, before and after redis-cli --cluster reshard and rebalance",
+	},
+};
+
+/* The settings of ring_create's arguments, in the order chash_profiles() shows them */
+static const struct
+{
+	ChashSetting setting;
+	const char *name;
+}			setting_names[] = {
+	{CHASH_SETTING_ALGORITHM, "algorithm"},
+	{CHASH_SETTING_HASH, "hash"},
+	{CHASH_SETTING_VNODES, "vnodes"},
+	{CHASH_SETTING_VNODE_NAME, "vnode_name"},
+	{CHASH_SETTING_VNODE_FIRST, "vnode_first"},
+	{CHASH_SETTING_KEY_HASH, "key_hash"},
+	{CHASH_SETTING_VARIANT, "ketama_variant"},
+	{CHASH_SETTING_TIES, "ties"},
+	{CHASH_SETTING_TABLE_SIZE, "table_size"},
+	{CHASH_SETTING_LOOKUP, "lookup"},
+	{CHASH_SETTING_HASH_TAG, "hash_tag"},
+};
+
+int
+chash_profile_count(void)
+{
+	return lengthof(chash_profiles);
+}
+
+const ChashProfile *
+chash_profile_at(int i)
+{
+	Assert(i >= 0 && i < lengthof(chash_profiles));
+	return &chash_profiles[i];
+}
+
+static const char *
+profile_name_at(int i)
+{
+	return chash_profiles[i].name;
+}
+
+/* The profile of that name; an error listing the valid ones if none */
+const ChashProfile *
+chash_profile_get(const char *name)
+{
+	for (int i = 0; i < lengthof(chash_profiles); i++)
+	{
+		if (strcmp(chash_profiles[i].name, name) == 0)
+			return &chash_profiles[i];
+	}
+	chash_error_unknown("profile", "profiles", name, lengthof(chash_profiles),
+						profile_name_at);
+}
+
+/* The name of a setting, as chash_ring_create's argument */
+const char *
+chash_setting_name(ChashSetting setting)
+{
+	for (int i = 0; i < lengthof(setting_names); i++)
+	{
+		if (setting_names[i].setting == setting)
+			return setting_names[i].name;
+	}
+	elog(ERROR, "unknown ring setting %d", (int) setting);
+	return NULL;				/* keep compiler quiet */
+}
+
+/*
+ * An error if a setting the profile decides was given: a profile routes as
+ * its system does only with the system's own settings.  Those its system's
+ * configuration chooses (twemproxy's hash, say) may be given.
+ */
+void
+chash_profile_check_setting(const ChashProfile *profile, ChashSetting setting)
+{
+	if ((profile->settable & setting) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("profile \"%s\" sets %s", profile->name,
+						chash_setting_name(setting)),
+				 errdetail("A profile's settings are those of its system; chash_profiles() lists those that may be chosen."),
+				 errhint("Leave %s unset, or create the ring without a profile.",
+						 chash_setting_name(setting))));
+}
+
+/*
+ * The profile's settings as chash_ring_create's named arguments, for
+ * chash_profiles(): "algorithm => 'slots', key_hash => 'crc16', ..."
+ */
+void
+chash_profile_settings(const ChashProfile *profile, StringInfo buf)
+{
+	const char *sep = "";
+
+#define SETTING_TEXT(field, label) \
+	if (profile->field != NULL) \
+	{ \
+		appendStringInfo(buf, "%s%s => '%s'", sep, label, profile->field); \
+		sep = ", "; \
+	}
+#define SETTING_INT(field, label) \
+	if (profile->field != 0) \
+	{ \
+		appendStringInfo(buf, "%s%s => %d", sep, label, profile->field); \
+		sep = ", "; \
+	}
+	SETTING_TEXT(algorithm, "algorithm");
+	SETTING_TEXT(hash, "hash");
+	SETTING_INT(vnodes, "vnodes");
+	SETTING_TEXT(vnode_name, "vnode_name");
+	SETTING_INT(vnode_first, "vnode_first");
+	SETTING_TEXT(key_hash, "key_hash");
+	SETTING_TEXT(variant, "ketama_variant");
+	SETTING_TEXT(ties, "ties");
+	SETTING_INT(table_size, "table_size");
+	SETTING_TEXT(lookup, "lookup");
+	SETTING_TEXT(hash_tag, "hash_tag");
+#undef SETTING_TEXT
+#undef SETTING_INT
+}
+
+/* The settings that may be chosen, as names, into names[]; returns how many */
+int
+chash_profile_settable(const ChashProfile *profile, const char **names)
+{
+	int			n = 0;
+
+	for (int i = 0; i < lengthof(setting_names); i++)
+	{
+		if (profile->settable & setting_names[i].setting)
+			names[n++] = setting_names[i].name;
+	}
+	return n;
+}

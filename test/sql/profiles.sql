@@ -1,0 +1,293 @@
+--
+-- Profiles: the settings of real systems in one argument; hash tags; the
+-- key hash crc16 and Redis Cluster's slots; rings imported from CLUSTER
+-- NODES; the slots that move between two slot maps.  The routes of each
+-- profile against the real software are test/scripts/compat.sh's.
+--
+SET client_encoding = 'UTF8';
+SET client_min_messages = warning;
+
+CREATE FUNCTION pg_temp.expect_error(stmt text) RETURNS text
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	state text;
+	msg text;
+	detail text;
+	hint text;
+BEGIN
+	EXECUTE stmt;
+	RETURN 'NO ERROR';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
+		detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+	-- a failing row of ring_config holds its version, a transaction id
+	detail := regexp_replace(detail, '^Failing row contains .*$', 'Failing row contains (...).');
+	RETURN state || ' ' || msg ||
+		coalesce(nullif(' | DETAIL: ' || detail, ' | DETAIL: '), '') ||
+		coalesce(nullif(' | HINT: ' || hint, ' | HINT: '), '');
+END
+$$;
+
+-- The profiles, what they set and what may be given with them
+SELECT profile, settings, may_set FROM chash_profiles() ORDER BY profile;
+-- each says what it routes as, how to name nodes, what it was checked against
+SELECT count(*) AS profiles,
+	   count(*) FILTER (WHERE system <> '' AND nodes <> '' AND checked_against <> '') AS documented
+FROM chash_profiles();
+
+-- A ring made by a profile has exactly the profile's settings: each
+-- profile's ring against one made with its settings spelled out
+DO $$
+DECLARE
+	p record;
+BEGIN
+	FOR p IN SELECT * FROM chash_profiles() LOOP
+		EXECUTE format('SELECT chash_ring_create(%L, profile => %L)', 'by_' || p.profile, p.profile);
+		EXECUTE format('SELECT chash_ring_create(%L, %s)', 'as_' || p.profile, p.settings);
+	END LOOP;
+END
+$$;
+SELECT a.profile, a.algorithm, a.hash, a.key_hash, a.vnodes, a.vnode_name, a.vnode_first,
+	   a.ketama_variant, a.ties, a.table_size, a.lookup, a.hash_tag,
+	   (a.algorithm, a.hash, a.key_hash, a.vnodes, a.vnode_name, a.vnode_first,
+		a.ketama_variant, a.ties, a.table_size, a.lookup, a.hash_tag) IS NOT DISTINCT FROM
+	   (b.algorithm, b.hash, b.key_hash, b.vnodes, b.vnode_name, b.vnode_first,
+		b.ketama_variant, b.ties, b.table_size, b.lookup, b.hash_tag) AS same_settings,
+	   b.profile IS NULL AS spelled_out_has_none
+FROM chash.rings a JOIN chash.rings b ON b.ring = 'as_' || a.profile
+WHERE a.ring LIKE 'by\_%'
+ORDER BY a.profile;
+-- and routes alike: 2,000 keys over 7 nodes of unequal weights (slots,
+-- which has no weights: split evenly, as redis-cli does)
+DO $$
+DECLARE
+	r text;
+BEGIN
+	FOR r IN SELECT ring FROM chash.ring_config WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%' LOOP
+		PERFORM chash_node_add(r, '10.0.0.' || i || ':6379',
+							   CASE WHEN r LIKE '%redis_cluster' THEN 1 ELSE i % 3 + 1 END)
+		FROM generate_series(1, 7) i;
+	END LOOP;
+END
+$$;
+SELECT p.profile, count(*) AS keys,
+	   count(*) FILTER (WHERE chash_lookup('by_' || p.profile, 'key:' || k) IS DISTINCT FROM
+							  chash_lookup('as_' || p.profile, 'key:' || k)) AS differing
+FROM chash_profiles() p CROSS JOIN generate_series(1, 2000) k
+GROUP BY p.profile ORDER BY p.profile;
+SELECT chash_ring_drop(ring) FROM chash.ring_config WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%';
+
+-- What a profile decides cannot be given with it; what its system's
+-- configuration chooses can (twemproxy's hash and hash_tag)
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'redis_cluster', algorithm => 'ring')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'redis_cluster', table_size => 1000)$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'redis_cluster', hash_tag => '<>')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'libmemcached', vnodes => 100)$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'libmemcached', vnode_first => 0)$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'twemproxy', ketama_variant => 'libmemcached')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'Redis_Cluster')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => '')$$);
+-- a chosen setting is still checked
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'twemproxy', key_hash => 'sha1')$$);
+SELECT count(*) AS rings_made_by_errors FROM chash.ring_config;
+SELECT chash_ring_create('pool', profile => 'twemproxy', key_hash => 'twemproxy_fnv1a_64', hash_tag => '{}');
+SELECT chash_ring_create('articles', profile => 'java_ring', hash => 'java_hashcode', vnodes => 100);
+SELECT ring, algorithm, hash, key_hash, vnodes, vnode_name, ketama_variant, ties, hash_tag, profile
+FROM chash.rings ORDER BY ring;
+-- a copy keeps the profile and the tag
+SELECT chash_ring_copy('pool', 'pool_copy');
+SELECT ring, key_hash, hash_tag, profile FROM chash.rings WHERE ring = 'pool_copy';
+-- plain DML: a profile chash does not know, a tag of other than two
+-- printable ASCII characters
+SELECT pg_temp.expect_error($$UPDATE chash.ring_config SET profile = 'memcached' WHERE ring = 'pool'$$);
+SELECT pg_temp.expect_error($$UPDATE chash.ring_config SET hash_tag = '{' WHERE ring = 'pool'$$);
+SELECT pg_temp.expect_error($$UPDATE chash.ring_config SET hash_tag = 'é}' WHERE ring = 'pool'$$);
+SELECT pg_temp.expect_error($$UPDATE chash.ring_config SET hash_tag = ' }' WHERE ring = 'pool'$$);
+SELECT chash_ring_drop('pool_copy');
+
+--
+-- Hash tags
+--
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', hash_tag => '{')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', hash_tag => '{}}')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', hash_tag => 'ü}')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', hash_tag => E'{\t')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', hash_tag => ' }')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', hash_tag => '')$$);
+-- The bytes between the first open and the first close after it, if any;
+-- else the whole key.  Each key's position against the hash of the part
+-- Redis Cluster's specification says is hashed.
+SELECT chash_ring_create('tagged', key_hash => 'crc16', hash => 'crc16', hash_tag => '{}');
+SELECT chash_ring_create('untagged', key_hash => 'crc16', hash => 'crc16');
+SELECT chash_node_add(r, n) FROM unnest(ARRAY['tagged', 'untagged']) r, unnest(ARRAY['a', 'b']) n;
+SELECT k, hashed, chash_position('tagged', k) = chash_position('untagged', hashed) AS ok
+FROM (VALUES ('{user1000}.following', 'user1000'), ('{user1000}.followers', 'user1000'),
+			 ('foo{}{bar}', 'foo{}{bar}'), ('foo{{bar}}zap', '{bar'), ('foo{bar}{zap}', 'bar'),
+			 ('{}', '{}'), ('{', '{'), ('}', '}'), ('}{', '}{'), ('a}b{c}', 'c'), ('{x', '{x'),
+			 ('', ''), ('{🐘}', '🐘'), ('ключ{ñ}', 'ñ'), ('{{}}', '{')) v(k, hashed)
+ORDER BY k COLLATE "C";
+-- bytea keys alike; integer keys as their decimal text (a tag of digits
+-- applies: between the first 1 and the first 2 after it of 91827 is 8)
+SELECT chash_position('tagged', '\x7b6b7d'::bytea) = chash_position('untagged', 'k') AS bytea_ok;
+SELECT chash_ring_create('digits', key_hash => 'crc16', hash => 'crc16', hash_tag => '12');
+SELECT chash_node_add('digits', 'a');
+SELECT chash_position('digits', 91827) = chash_position('untagged', '8') AS int4_ok,
+	   chash_position('digits', 91827::bigint) = chash_position('untagged', '8') AS int8_ok,
+	   chash_position('digits', 31245) = chash_position('untagged', '31245') AS empty_tag_ok;
+-- chash_hash() hashes whole keys, tag or no tag
+SELECT chash_hash('crc16', '{a}b') = chash_position('untagged', '{a}b') AS chash_hash_whole;
+-- plans by ranges need rings that hash the same part of each key
+SELECT chash_ring_copy('untagged', 'untagged2');
+SELECT count(*) AS ranges FROM chash_moved_ranges('untagged', 'untagged2');
+SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_ranges('tagged', 'untagged')$$);
+-- key by key, any two
+SELECT count(*) > 0 AS some_move, count(*) < 100 AS not_all
+FROM chash_moved_keys('tagged', 'untagged', ARRAY(SELECT '{t}' || i FROM generate_series(1, 100) i));
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['tagged', 'untagged', 'untagged2', 'digits']) r;
+
+--
+-- Redis Cluster: the slot of a key is crc16(its tag or itself) mod 16384
+--
+SELECT chash_ring_create('cache', profile => 'redis_cluster');
+SELECT chash_node_add('cache', '127.0.0.1:' || p) FROM generate_series(7000, 7002) p;
+-- split as redis-cli --cluster create splits 3 masters
+SELECT * FROM chash_slot_ranges('cache');
+SELECT k, chash_position('cache', k) % 16384 AS slot, chash_lookup('cache', k)
+FROM unnest(ARRAY['somekey', 'foo', 'bar', 'hello', '{user1000}.following',
+				  '{user1000}.followers', 'foo{}{bar}', 'foo{{bar}}zap', 'foo{bar}{zap}']) k;
+
+-- CLUSTER NODES of a cluster of 3 masters and their replicas, as
+-- redis-server 7.0 prints it: hostnames after the address, a slot on the
+-- move (which stays its owner's), single slots and ranges
+SELECT chash_ring_create('imported', profile => 'redis_cluster');
+SELECT chash_ring_import('imported', 'redis_cluster_nodes', $$
+07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004,host4 slave e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected
+67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002,host2 master - 0 1426238316232 2 connected 5461-10922
+292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:30003@31003,host3 master - 0 1426238318243 3 connected 10923-16383 [10923->-67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1]
+6ec23923021cf3ffec47632106199cb7f496ce01 127.0.0.1:30005@31005,host5 slave 67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 0 1426238316232 5 connected
+824fe116063bc5fcf9f4ffd895bc17aee7731ac3 127.0.0.1:30006@31006,host6 slave 292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 0 1426238317741 6 connected
+e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001,host1 myself,master - 0 0 1 connected 0-5459 5460
+$$) AS masters;
+SELECT node, state, slots, ordinal IS NOT NULL AS has_ordinal FROM chash.nodes
+WHERE ring = 'imported' ORDER BY node;
+SELECT * FROM chash_slot_ranges('imported');
+SELECT chash_lookup('imported', 'foo') AS foo, chash_lookup('imported', '{user1000}.followers') AS user1000;
+-- after a reshard of slots 0-99 to the second master and a new master
+-- with slot 5460: import again; a node that stays keeps its weight and zone
+SELECT chash_node_set('imported', '127.0.0.1:30002', zone => 'b');
+SELECT chash_ring_copy('imported', 'before');
+SELECT chash_ring_import('imported', 'redis_cluster_nodes', $$
+67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002 master - 0 1426238316232 2 connected 0-99 5461-10922
+292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:30003@31003 master - 0 1426238318243 3 connected 10923-16383
+e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 100-5459
+a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1 127.0.0.1:30007@31007 master - 0 1426238318243 7 connected 5460
+$$) AS masters;
+SELECT node, zone, slots FROM chash.nodes WHERE ring = 'imported' ORDER BY node;
+-- the slots that move, as ranges with their old and new owner
+SELECT * FROM chash_moved_slots('before', 'imported');
+SELECT count(*) AS moving_keys
+FROM chash_moved_keys('before', 'imported', ARRAY(SELECT 'k' || i FROM generate_series(1, 10000) i));
+-- a master marked failed is down: its slots have no node, and its keys
+-- are an error, as Redis refuses them
+SELECT chash_ring_import('imported', 'redis_cluster_nodes', $$
+67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002 master - 0 1426238316232 2 connected 0-99 5461-10922
+292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:30003@31003 master,fail - 1426238316000 1426238318243 3 disconnected 10923-16383
+e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 100-5460
+$$) AS masters;
+SELECT node, state FROM chash.nodes WHERE ring = 'imported' ORDER BY node;
+SELECT pg_temp.expect_error($$SELECT chash_lookup('imported', 'foo')$$);
+SELECT chash_lookup('imported', 'bar') AS bar;
+
+-- Bad input is an error and changes nothing
+CREATE TEMP TABLE before_errors AS SELECT node, state, slots FROM chash.node_config WHERE ring = 'imported';
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes', 'not a line')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 0-16384')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 100-99')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 0-x')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 0-99999999999')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	E'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 0-100\n68ed 127.0.0.1:30002@31002 master - 0 0 3 connected 200')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	E'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 0-100\n68ed 127.0.0.1:30003@31003 master - 0 0 3 connected 100')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	'67ed :30002@31002 myself,master - 0 0 2 connected 0-100')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	'67ed :0@0 master,noaddr - 0 0 2 connected 0-100')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	'67ed 127.0.0.1:30002@31002 slave 68ed 0 0 2 connected')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes', '')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'cluster_shards', '')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', NULL, '')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes', NULL)$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import(NULL, 'redis_cluster_nodes', '')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('nosuch', 'redis_cluster_nodes', '')$$);
+SELECT chash_ring_create('ringring');
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('ringring', 'redis_cluster_nodes', '')$$);
+SELECT chash_ring_create('small', algorithm => 'slots', table_size => 1024);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('small', 'redis_cluster_nodes', '')$$);
+SELECT (SELECT array_agg((node, state, slots) ORDER BY node) FROM before_errors) =
+	   (SELECT array_agg((node, state, slots) ORDER BY node) FROM chash.node_config WHERE ring = 'imported')
+	   AS unchanged;
+-- a role that may not change the ring's nodes may not import them
+CREATE ROLE regress_chash_importer;
+GRANT SELECT ON chash.ring_config, chash.node_config TO regress_chash_importer;
+SET ROLE regress_chash_importer;
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 0-16383')$$);
+RESET ROLE;
+REVOKE ALL ON chash.ring_config, chash.node_config FROM regress_chash_importer;
+DROP ROLE regress_chash_importer;
+SELECT (SELECT array_agg((node, state, slots) ORDER BY node) FROM before_errors) =
+	   (SELECT array_agg((node, state, slots) ORDER BY node) FROM chash.node_config WHERE ring = 'imported')
+	   AS unchanged;
+
+-- chash_moved_slots compares tables of slots of one size that hash alike
+SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_slots('imported', 'imported')$$);
+SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_slots('imported', 'nosuch')$$);
+SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_slots('nosuch', 'imported')$$);
+SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_slots('imported', 'ringring')$$);
+SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_slots('imported', 'small')$$);
+SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_slots('imported', NULL)$$);
+SELECT chash_ring_create('untagged_slots', algorithm => 'slots', key_hash => 'crc16');
+SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_slots('imported', 'untagged_slots')$$);
+-- a slots ring to a maglev ring of the same size: every slot that changes hands
+SELECT chash_ring_create('mag', algorithm => 'maglev', table_size => 16381, key_hash => 'crc16', hash_tag => '{}');
+SELECT chash_ring_create('sl', algorithm => 'slots', table_size => 16381, key_hash => 'crc16', hash_tag => '{}');
+SELECT chash_node_add(r, n) FROM unnest(ARRAY['mag', 'sl']) r, unnest(ARRAY['a', 'b', 'c']) n;
+CREATE TEMP TABLE owner_of AS
+SELECT r.ring, s, x.node
+FROM unnest(ARRAY['mag', 'sl']) r(ring), chash_slot_ranges(r.ring) x,
+	 generate_series(lower(x.slots), upper(x.slots) - 1) s;
+WITH ms AS (
+	SELECT s, m.from_node, m.to_node
+	FROM chash_moved_slots('sl', 'mag') m, generate_series(lower(m.slots), upper(m.slots) - 1) s
+), diff AS (
+	SELECT s, a.node AS from_node, b.node AS to_node
+	FROM owner_of a JOIN owner_of b USING (s)
+	WHERE a.ring = 'sl' AND b.ring = 'mag' AND a.node <> b.node
+)
+SELECT (SELECT count(*) FROM ms) AS moved_slots,
+	   (SELECT count(*) FROM diff) AS differing_slots,
+	   NOT EXISTS (SELECT FROM ms FULL JOIN diff USING (s)
+				   WHERE ms.from_node IS DISTINCT FROM diff.from_node
+					  OR ms.to_node IS DISTINCT FROM diff.to_node) AS same_owners;
+
+-- MySQL cannot compute a tagged key's slot as chash does: the plan lists keys
+SELECT chash_ring_copy('before', 'after');
+SELECT chash_node_set('after', '127.0.0.1:30001', slots => '{"[100,5461)"}');
+SELECT chash_node_set('after', '127.0.0.1:30002', slots => '{"[0,100)","[5461,10923)"}');
+UPDATE chash.node_config SET target = 'shard_' || split_part(node, ':', 2)
+WHERE ring IN ('before', 'after');
+CREATE TABLE profile_keys (k text PRIMARY KEY);
+INSERT INTO profile_keys SELECT 'k' || i FROM generate_series(1, 50) i;
+SELECT bool_or(position('explicit key lists' IN q) > 0) AS lists_keys,
+	   bool_or(q LIKE '%INTERVAL(%') AS computes_slots
+FROM chash_migration_sql('before', 'after', 'profile_keys', 'k', 'mysql') q;
+DROP TABLE profile_keys;
+
+SELECT chash_ring_drop(ring) FROM chash.ring_config ORDER BY ring;
