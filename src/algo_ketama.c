@@ -47,6 +47,8 @@ typedef struct KetamaVariant
 	int			max_name_len;
 	/* a node name ending in this is hashed without it; NULL: none */
 	const char *default_port;
+	/* the client takes no weights: every node has weight 1 */
+	bool		unweighted;
 } KetamaVariant;
 
 /*
@@ -103,6 +105,16 @@ digests_uhashring(double w, double total, int n, int d)
 	return floor(product / total);
 }
 
+/*
+ * spymemcached without weights (KetamaNodeLocator given none): 40 digests
+ * a server, whatever their number
+ */
+static double
+digests_fixed(double w, double total, int n, int d)
+{
+	return d;
+}
+
 /* npm hashring: Math.floor(weight / total * vnodes * servers), in doubles */
 static double
 digests_node(double w, double total, int n, int d)
@@ -121,6 +133,13 @@ digests_node(double w, double total, int n, int d)
  *
  * libmemcached names a server on its default port 11211 by its host alone,
  * so node 'host:11211' is hashed as 'host'.
+ *
+ * spymemcached (2.12.3) keeps points in a TreeMap, where a later server
+ * overwrites an earlier one; given weights, it counts digests in float as
+ * libmemcached does (its 1e-10 is a double, added after the float product,
+ * which is the same: 39.999996 stays below 40).  Its SPYMEMCACHED key
+ * format names servers "ip:port", port 11211 included; its LIBMEMCACHED
+ * format names them as libmemcached does.
  */
 static const KetamaVariant ketama_variants[] = {
 	{"libmemcached", digests_libmemcached, CHASH_TIES_FIRST, false, false, 0, ":11211"},
@@ -130,6 +149,10 @@ static const KetamaVariant ketama_variants[] = {
 	/* uhashring finds keys with bisect_right: the first point after them */
 	{"uhashring", digests_uhashring, CHASH_TIES_LAST, true, false, 0, NULL},
 	{"node", digests_node, CHASH_TIES_FIRST, false, true, 0, NULL},
+	{"spymemcached", digests_fixed, CHASH_TIES_LAST, false, false, 0, NULL, true},
+	{"spymemcached_weighted", digests_libmemcached, CHASH_TIES_LAST, false, false, 0, NULL},
+	{"spymemcached_libmemcached", digests_fixed, CHASH_TIES_LAST, false, false, 0, ":11211", true},
+	{"spymemcached_libmemcached_weighted", digests_libmemcached, CHASH_TIES_LAST, false, false, 0, ":11211"},
 };
 
 /* The length of the part of a node's name that the variant hashes */
@@ -193,6 +216,15 @@ ketama_prepare(ChashRingSpec *spec)
 							   spec->name,
 							   spec->nodes[k].weight),
 					 errhint("The clients keep weights as 32-bit unsigned integers.")));
+		if (variant->unweighted && spec->nodes[k].weight != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("nodes of ketama variant \"%s\" have weight 1", variant->name),
+					 errdetail("Node \"%s\" of ring \"%s\" has weight %.15g; the client without weights gives every server the same points.",
+							   chash_message_name(spec->nodes[k].name, spec->nodes[k].name_len),
+							   spec->name, spec->nodes[k].weight),
+					 errhint("Use ketama variant \"%s_weighted\" for a client given weights.",
+							 variant->name)));
 		if (spec->nodes[k].vnodes % KETAMA_POINTS_PER_DIGEST != 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -407,6 +407,42 @@ hash_identity(const unsigned char *data, size_t len)
 	return v;
 }
 
+/*
+ * The key as a signed 64-bit integer, its two's complement bits: any
+ * bigint, as Java's long keys (Guava's consistentHash takes the long
+ * itself).  Keys are decimal integers from -2^63 to 2^63 - 1.
+ */
+static uint64
+hash_int64(const unsigned char *data, size_t len)
+{
+	bool		negative = len > 0 && data[0] == '-';
+	uint64		limit = negative ? (uint64) PG_INT64_MAX + 1 : (uint64) PG_INT64_MAX;
+	uint64		v = 0;
+	size_t		i = negative ? 1 : 0;
+	bool		ok = i < len;
+	bool		ascii = true;
+
+	for (; ok && i < len; i++)
+	{
+		if (data[i] < '0' || data[i] > '9' || v > (limit - (data[i] - '0')) / 10)
+			ok = false;
+		else
+			v = v * 10 + (data[i] - '0');
+	}
+	if (!ok)
+	{
+		for (size_t k = 0; k < len; k++)
+			ascii &= data[k] >= 0x20 && data[k] < 0x7f;
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 ascii ? errmsg("key \"%s\" is not an integer from -9223372036854775808 to 9223372036854775807",
+								chash_message_name((const char *) data, (int) len)) :
+				 errmsg("key is not an integer from -9223372036854775808 to 9223372036854775807"),
+				 errdetail("Hash function \"int64\" places a key at the bits of the 64-bit integer its decimal digits name.")));
+	}
+	return negative ? (uint64) 0 - v : v;
+}
+
 static const ChashHashFunction chash_hash_functions[] = {
 	{"xxh3_64", 64, hash_xxh3_64, "XXH3 64-bit (libxxhash), seed 0"},
 	{"xxh64", 64, hash_xxh64, "XXH64 (libxxhash), seed 0"},
@@ -434,6 +470,7 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"twemproxy_murmur", 32, chash_hash_twemproxy_murmur, "twemproxy's murmur: MurmurHash2, seed 0xdeadbeef * length"},
 	{"twemproxy_jenkins", 32, chash_hash_twemproxy_jenkins, "twemproxy's jenkins: lookup3 hashlittle, initial value 13"},
 	{"identity", 63, hash_identity, "the key as an integer, 0 to 2^63 - 1 (keys are decimal integers)", false, true},
+	{"int64", 64, hash_int64, "the key as a signed 64-bit integer, its two's complement bits (keys are decimal integers, as Java's long)", false, true},
 };
 
 /* An error unless tag is two printable ASCII characters (see hash.h) */

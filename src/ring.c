@@ -170,7 +170,7 @@ chash_refuse_variant(const ChashRingSpec *spec)
 	if (spec->variant != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("ketama_variant applies to ketama rings only"),
+				 errmsg("ketama_variant applies to ketama and jump rings only"),
 				 errdetail("Ring \"%s\" uses algorithm \"%s\".",
 						   spec->name, spec->algorithm->name)));
 }

@@ -13,6 +13,10 @@ packages=(
 	# the real clients the compatibility suite (test/scripts/compat.sh)
 	# checks chash against
 	libmemcached-dev python3-uhashring memcached nutcracker
+	# Redis Cluster (test/scripts/compat_redis.sh), and the Java clients
+	# spymemcached and Guava with a JDK to compile their route programs
+	redis-server redis-tools
+	openjdk-17-jdk-headless libspymemcached-java libguava-java
 	# MariaDB's server and client binaries for the MySQL migration suite
 	# (the -core packages start no system server)
 	mariadb-server-core mariadb-client-core

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Compatibility proof: chash's ketama variants and Java ring profiles route
-# every key exactly as the real client libraries do.
+# Compatibility proof: chash's profiles (chash_profiles()) of the memcached
+# clients and the Java ring route every key exactly as the real client
+# libraries do.  (Redis Cluster: test/scripts/compat_redis.sh.)
 #
 #   test/with-cluster.sh test/scripts/compat.sh
 #
@@ -21,6 +22,9 @@
 #   libketama     independent reference of the original libketama
 #                 (libketama_reference.py)
 #   java          reference of Java client rings (java_ring_reference.py)
+#   spymemcached  spymemcached 2.12.3 (Debian's libspymemcached-java) on
+#                 OpenJDK 17: its KetamaNodeLocator (SpymemcachedRoutes.java,
+#                 compiled here), both key formats, with and without weights
 #
 # Besides the generated keys, every configuration gets keys that land
 # exactly on points (the names its client hashes for its points, such as
@@ -62,6 +66,12 @@
 #                 addresses of 127/8, where port 11211 must be free.
 #   libketama     39 digests at 61, 122, 237 equal servers; first wins a tie.
 #   java          TreeMap.put(): the last put wins a tie.
+#   spymemcached  a TreeMap too: the later server wins a tie; a key on a
+#                 point is that point's.  Without weights every server has
+#                 160 points; given weights, libmemcached's float formula
+#                 (156 at 25 equal servers).  Its SPYMEMCACHED format hashes
+#                 "ip:port-i", port 11211 included; LIBMEMCACHED format,
+#                 libmemcached's names.
 #
 # Environment:
 #   CHASH_COMPAT_CLIENTS  only these clients (space-separated names above)
@@ -79,7 +89,8 @@ export PGCLIENTENCODING=UTF8
 py=/usr/bin/python3		# the Debian Python, which has uhashring
 nkeys=${CHASH_COMPAT_KEYS:-50000}
 jobs=${CHASH_COMPAT_JOBS:-$(nproc 2>/dev/null || echo 2)}
-only=" ${CHASH_COMPAT_CLIENTS:-libmemcached uhashring node twemproxy libketama java} "
+clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava)
+only=" ${CHASH_COMPAT_CLIENTS:-${clients[*]}} "
 db=chash_compat_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat.XXXXXX")
 
@@ -103,7 +114,8 @@ seconds() { printf '%d.%02d' $(($1 / 1000000)) $(($1 % 1000000 / 10000)); }
 # client | configuration | servers | client options
 #   servers: "COUNT NAMES WEIGHTS" for test/compat/servers.py, or @LIST for
 #   a list written below (fixture, the tie lists, twemproxy's unnamed servers)
-#   client options: twemproxy --hash NAME [--unnamed]; java --hash NAME --vnodes N
+#   client options: twemproxy --hash NAME [--unnamed]; spymemcached
+#                   [--format LIBMEMCACHED] [--weighted]; java --hash NAME --vnodes N
 #                   [--template T --first N] (no spaces; default {node}&&VN{i} from 0)
 configs=$(grep -v '^#' <<'EOF'
 libmemcached | fixture: test/fixtures/ketama.hpp            | @fixture              |
@@ -197,6 +209,29 @@ java         | java_fnv32, tie                             | @fnv32-tie         
 java         | java_fnv32, tie, reversed                   | @fnv32-tie-reversed   | --hash java_fnv32 --vnodes 160
 java         | java_hashcode, tie                          | @hashcode-tie         | --hash java_hashcode --vnodes 160
 java         | java_hashcode, tie, reversed                | @hashcode-tie-reversed | --hash java_hashcode --vnodes 160
+spymemcached | 1 server                                    | 1 ip11211 equal       |
+spymemcached | 10 servers, other ports                     | 10 port equal         |
+spymemcached | 25 equal (160 points each)                  | 25 ip11211 equal      |
+spymemcached | 100 equal                                   | 100 port equal        |
+spymemcached | 1000 equal                                  | 1000 ip11211 equal    |
+spymemcached | tie (the later server wins)                 | @spy-tie              |
+spymemcached | tie, reversed                               | @spy-tie-reversed     |
+spymemcached | weighted, 10 mixed weights                  | 10 port mixed         | --weighted
+spymemcached | weighted, 25 equal (156 points each)        | 25 ip11211 equal      | --weighted
+spymemcached | weighted, 100 mixed weights                 | 100 port mixed        | --weighted
+spymemcached | weighted, 1000 mixed weights                | 1000 ip11211 mixed    | --weighted
+spymemcached | weighted, 6 skewed (servers without points) | 6 port skewed         | --weighted
+spymemcached | libmemcached format, 10 mixed ports         | 10 mixedport equal    | --format LIBMEMCACHED
+spymemcached | libmemcached format, tie                    | @tie                  | --format LIBMEMCACHED
+spymemcached | libmemcached format, tie, reversed          | @tie-reversed         | --format LIBMEMCACHED
+spymemcached | libmemcached format, weighted, 47 mixed     | 47 mixedport mixed    | --format LIBMEMCACHED --weighted
+spymemcached | libmemcached format, weighted, 100 equal    | 100 ip equal          | --format LIBMEMCACHED --weighted
+guava        | 1 bucket                                    | 1 hostname equal      |
+guava        | 2 buckets                                   | 2 hostname equal      |
+guava        | 10 buckets                                  | 10 hostname equal     |
+guava        | 64 buckets                                  | 64 hostname equal     |
+guava        | 256 buckets                                 | 256 hostname equal    |
+guava        | 1000 buckets                                | 1000 hostname equal   |
 EOF
 )
 
@@ -217,6 +252,10 @@ write_list() {
 	# String.hashCode: "Aa", "BB" and "C#" collide, so every point of these three does
 	hashcode-tie) printf '%s\t1\n' shard-01 shard-Aa shard-BB shard-02 shard-C# ;;
 	hashcode-tie-reversed) printf '%s\t1\n' shard-C# shard-02 shard-BB shard-Aa shard-01 ;;
+	# spymemcached names: "10.50.0.29:11211-17" and "10.50.0.202:11211-6"
+	# share point 1111001908, and a point of 10.50.0.58 one of 10.50.2.6
+	spy-tie) printf '%s\t1\n' 10.50.0.29:11211 10.50.0.202:11211 10.50.0.58:11211 10.50.2.6:11211 ;;
+	spy-tie-reversed) printf '%s\t1\n' 10.50.2.6:11211 10.50.0.58:11211 10.50.0.202:11211 10.50.0.29:11211 ;;
 	# twemproxy --unnamed: each server's memcached listens on the address its
 	# name gives (port 11211 when none), so lists that may run at once use
 	# distinct addresses
@@ -248,6 +287,8 @@ point_keys() {
 		# libmemcached hashes "host-i" for port 11211, "host:port-i" otherwise
 		libmemcached) name=${name%:11211}; printf '%s-0\n%s-1\n%s-2\n' "$name" "$name" "$name" ;;
 		java) printf '%s&&VN0\n%s&&VN1\n%s&&VN2\n' "$name" "$name" "$name" ;;
+		# spymemcached: "ip:port-i", or libmemcached's names
+		spymemcached-lib) name=${name%:11211}; printf '%s-0\n%s-1\n%s-2\n' "$name" "$name" "$name" ;;
 		*) printf '%s-0\n%s-1\n%s-2\n' "$name" "$name" "$name" ;;
 		esac
 	done | LC_ALL=C awk 'length($0) <= 200'	# in bytes: the longest key the route programs take
@@ -255,7 +296,7 @@ point_keys() {
 
 # The chash ring for a configuration: SQL that creates ring $1
 ring_sql() {
-	local ring=$1 client=$2 hash='' vnodes='' template='{node}&&VN{i}' first=0 o
+	local ring=$1 client=$2 hash='' vnodes='' template='{node}&&VN{i}' first=0 o spy_profile=''
 	read -ra o <<<"$3"
 	set -- "${o[@]}"
 	while [ $# -gt 0 ]; do
@@ -265,12 +306,17 @@ ring_sql() {
 		--vnodes) vnodes=$2; shift 2 ;;
 		--template) template=$2; shift 2 ;;
 		--first) first=$2; shift 2 ;;
+		--format) [ "$2" = LIBMEMCACHED ] && spy_profile=_libmemcached${spy_profile}; shift 2 ;;
+		--weighted) spy_profile=${spy_profile}_weighted; shift ;;
 		*) echo "compat: unknown client option $1" >&2; return 1 ;;
 		esac
 	done
+	# the ring of each client is its profile's (chash_profiles())
 	case $client in
-	libmemcached | uhashring | node | libketama)
-		echo "SELECT chash_ring_create('$ring', algorithm => 'ketama', ketama_variant => '$client')" ;;
+	libmemcached | uhashring | libketama)
+		echo "SELECT chash_ring_create('$ring', profile => '$client')" ;;
+	node)
+		echo "SELECT chash_ring_create('$ring', profile => 'hashring')" ;;
 	twemproxy)
 		# nutcracker's hash names: md5 and crc32a are chash's md5 and crc32
 		case $hash in
@@ -278,9 +324,13 @@ ring_sql() {
 		crc32a) hash=crc32 ;;
 		*) hash=twemproxy_$hash ;;
 		esac
-		echo "SELECT chash_ring_create('$ring', algorithm => 'ketama', ketama_variant => 'twemproxy', key_hash => '$hash')" ;;
+		echo "SELECT chash_ring_create('$ring', profile => 'twemproxy', key_hash => '$hash')" ;;
 	java)
-		echo "SELECT chash_ring_create('$ring', hash => '$hash', vnodes => $vnodes, vnode_name => '$template', vnode_first => $first, ties => 'last')" ;;
+		echo "SELECT chash_ring_create('$ring', profile => 'java_ring', hash => '$hash', vnodes => $vnodes, vnode_name => '$template', vnode_first => $first)" ;;
+	spymemcached)
+		echo "SELECT chash_ring_create('$ring', profile => 'spymemcached$spy_profile')" ;;
+	guava)
+		echo "SELECT chash_ring_create('$ring', profile => 'guava')" ;;
 	esac
 }
 
@@ -295,6 +345,12 @@ client_cmd() {
 	twemproxy) cmd=("$py" "$compat/twemproxy_routes.py" "${o[@]}") ;;
 	libketama) cmd=("$py" "$compat/libketama_reference.py") ;;
 	java) cmd=("$py" "$compat/java_ring_reference.py" --template '{node}&&VN{i}' --first 0 "${o[@]}") ;;
+	spymemcached)
+		cmd=(java -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+			-cp "$work/java:/usr/share/java/spymemcached.jar" SpymemcachedRoutes "${o[@]}") ;;
+	guava)
+		cmd=(java -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+			-cp "$work/java:/usr/share/java/guava.jar" GuavaRoutes) ;;
 	esac
 }
 
@@ -306,13 +362,15 @@ client_file() {
 	twemproxy) echo "$compat/twemproxy_routes.py" ;;
 	libketama) echo "$compat/libketama_reference.py" ;;
 	java) echo "$compat/java_ring_reference.py" ;;
+	spymemcached) echo "$compat/SpymemcachedRoutes.java" ;;
+	guava) echo "$compat/GuavaRoutes.java" ;;
 	esac
 }
 
 # --- what the clients need -----------------------------------------------
 missing=()
 want() { [[ $only == *" $1 "* ]]; }
-for client in libmemcached uhashring node twemproxy libketama java; do
+for client in "${clients[@]}"; do
 	want $client || continue
 	[ -f "$(client_file $client)" ] || missing+=("$client: $(client_file $client) is missing")
 done
@@ -337,6 +395,22 @@ if want twemproxy; then
 	command -v memcached >/dev/null || [ -x /usr/bin/memcached ] ||
 		missing+=("twemproxy: memcached is not installed")
 fi
+if want spymemcached; then
+	if command -v javac >/dev/null && [ -f /usr/share/java/spymemcached.jar ]; then
+		javac -d "$work/java" -cp /usr/share/java/spymemcached.jar "$compat/SpymemcachedRoutes.java" ||
+			missing+=("spymemcached: SpymemcachedRoutes.java does not build")
+	else
+		missing+=("spymemcached: javac and /usr/share/java/spymemcached.jar are needed (openjdk-17-jdk-headless, libspymemcached-java)")
+	fi
+fi
+if want guava; then
+	if command -v javac >/dev/null && [ -f /usr/share/java/guava.jar ]; then
+		javac -d "$work/java" -cp /usr/share/java/guava.jar "$compat/GuavaRoutes.java" ||
+			missing+=("guava: GuavaRoutes.java does not build")
+	else
+		missing+=("guava: javac and /usr/share/java/guava.jar are needed (openjdk-17-jdk-headless, libguava-java)")
+	fi
+fi
 if [ ${#missing[@]} -gt 0 ]; then
 	printf '  MISSING  %s\n' "${missing[@]}" >&2
 	echo "compat: test/setup.sh installs what the clients need" >&2
@@ -346,6 +420,21 @@ fi
 # --- inputs -------------------------------------------------------------------
 t0=$(now_us)
 $py "$compat/keys.py" "$nkeys" 20240601 >"$work/keys.txt"
+# Guava's keys are longs: random ones, the extremes, and keys where Guava
+# and the paper's jump hash part ways (its generator's int overflow at
+# 975451704, 1950903408, -1378162610, 306526976, 232648731, -1981240395,
+# 1729793554; its one division at -1331982085 for 256 buckets, and at
+# -4887040210034938806 for 64)
+$py - "$nkeys" >"$work/longs.txt" <<'PY'
+import random, sys
+rng = random.Random(20261202)
+edges = [0, 1, -1, 2**63 - 1, -2**63, 975451704, 1950903408, -1378162610,
+         306526976, 232648731, -1981240395, 1729793554, -1331982085,
+         -4887040210034938806]
+keys = edges + [rng.randrange(-2**63, 2**63) for _ in range(int(sys.argv[1]) // 2)] \
+    + [rng.randrange(-2**31, 2**31) for _ in range(int(sys.argv[1]) // 2)]
+print("\n".join(str(k) for k in keys))
+PY
 
 trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; printf '%s' "${s%"${s##*[![:space:]]}"}"; }
 n=0
@@ -365,8 +454,18 @@ while IFS='|' read -r client label servers opts; do
 		$py "$compat/servers.py" "${spec[@]}" >"$dir/servers.tsv"
 	fi
 	{
-		cat "$work/keys.txt"
-		point_keys "$client" "$dir/servers.tsv"
+		if [ "$client" = guava ]; then
+			cat "$work/longs.txt"
+		else
+			cat "$work/keys.txt"
+		fi
+		if [ "$client" = guava ]; then
+			:	# no points
+		elif [ "$client" = spymemcached ] && [[ $opts == *LIBMEMCACHED* ]]; then
+			point_keys spymemcached-lib "$dir/servers.tsv"
+		else
+			point_keys "$client" "$dir/servers.tsv"
+		fi
 		if [ "$servers" = @fixture ]; then
 			cut -f1 "$compat/libmemcached_ketama_fixture.tsv"
 			echo VDEAAAAA	# after the last point: wraps to the first
@@ -578,7 +677,7 @@ t1=$(now_us)
 
 echo
 printf '%-12s  %14s %12s %9s %7s\n' client configurations "keys checked" differing failed
-for client in libmemcached uhashring node twemproxy libketama java; do
+for client in "${clients[@]}"; do
 	[ -n "${s_configs[$client]:-}" ] || continue
 	printf '%-12s  %14s %12s %9s %7s\n' "$client" "${s_configs[$client]}" "${s_keys[$client]}" \
 		"${s_diff[$client]}" "${s_failed[$client]}"

@@ -199,7 +199,7 @@ SELECT expect_error($$SELECT chash_ring_create('v', vnode_name => '{node}-{I}')$
 SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', hash => 'xxh3_64')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', key_hash => 'pg')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', vnodes => 162)$$);
-SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', ketama_variant => 'spymemcached')$$);
+SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', ketama_variant => 'spy')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', ketama_variant => 'LIBMEMCACHED')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', ties => 'last')$$);
 SELECT expect_error($$SELECT chash_ring_create('v', algorithm => 'ketama', vnode_name => '{node}')$$);

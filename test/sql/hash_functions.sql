@@ -39,12 +39,13 @@ LANGUAGE sql IMMUTABLE STRICT AS $$
 $$;
 
 -- The hash functions that take any bytes, in their order: all but
--- identity, which takes decimal integers only (test/sql/placement.sql)
+-- identity and int64, which take decimal integers only (test/sql/placement.sql
+-- and test/sql/profiles.sql)
 CREATE FUNCTION pg_temp.hashes_of_any_key()
 	RETURNS TABLE(name text, bits integer, description text, n bigint)
 LANGUAGE sql STABLE AS $$
 	SELECT * FROM chash_hash_functions() WITH ORDINALITY f(name, bits, description, n)
-	WHERE f.name <> 'identity'
+	WHERE f.name NOT IN ('identity', 'int64')
 $$;
 
 -- Every published vector: a text key goes to chash_hash(hash, text), a
@@ -536,15 +537,18 @@ SELECT count(*) AS keys,
 FROM keys;
 
 --
--- The value convention: 32-bit hashes as their unsigned value, 64-bit
--- ones as signed bigints (so about half of them negative).  java_fnv64
--- takes Math.abs of a long: only Long.MIN_VALUE could be negative.
+-- The value convention: 16- and 32-bit hashes as their unsigned value,
+-- 64-bit ones as signed bigints (so about half of them negative).
+-- java_fnv64 takes Math.abs of a long: only Long.MIN_VALUE could be
+-- negative.
 --
 SELECT f.name, f.bits,
-	   CASE WHEN f.bits = 32 THEN 'all in 0 .. 2^32-1'
+	   CASE WHEN f.bits = 16 THEN 'all in 0 .. 2^16-1, some >= 2^15'
+			WHEN f.bits = 32 THEN 'all in 0 .. 2^32-1'
 			WHEN f.name = 'java_fnv64' THEN 'all >= 0, some >= 2^32'
 			ELSE 'some < 0, some >= 2^32' END AS convention,
-	   CASE WHEN f.bits = 32 THEN bool_and(chash_hash(f.name, k) BETWEEN 0 AND 4294967295)
+	   CASE WHEN f.bits = 16 THEN bool_and(chash_hash(f.name, k) BETWEEN 0 AND 65535) AND bool_or(chash_hash(f.name, k) >= 32768)
+			WHEN f.bits = 32 THEN bool_and(chash_hash(f.name, k) BETWEEN 0 AND 4294967295)
 			WHEN f.name = 'java_fnv64' THEN bool_and(chash_hash(f.name, k) >= 0) AND bool_or(chash_hash(f.name, k) > 4294967295)
 			ELSE bool_or(chash_hash(f.name, k) < 0) AND bool_or(chash_hash(f.name, k) > 4294967295)
 	   END AS ok

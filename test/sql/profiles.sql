@@ -58,23 +58,27 @@ SELECT a.profile, a.algorithm, a.hash, a.key_hash, a.vnodes, a.vnode_name, a.vno
 FROM chash.rings a JOIN chash.rings b ON b.ring = 'as_' || a.profile
 WHERE a.ring LIKE 'by\_%'
 ORDER BY a.profile;
--- and routes alike: 2,000 keys over 7 nodes of unequal weights (slots,
--- which has no weights: split evenly, as redis-cli does)
+-- and routes alike: 2,000 keys over 7 nodes of unequal weights (but for
+-- the systems without weights; slots split evenly, as redis-cli does)
 DO $$
 DECLARE
 	r text;
 BEGIN
 	FOR r IN SELECT ring FROM chash.ring_config WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%' LOOP
 		PERFORM chash_node_add(r, '10.0.0.' || i || ':6379',
-							   CASE WHEN r LIKE '%redis_cluster' THEN 1 ELSE i % 3 + 1 END)
+							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump)$'
+									THEN 1 ELSE i % 3 + 1 END)
 		FROM generate_series(1, 7) i;
 	END LOOP;
 END
 $$;
+-- (the jump profiles take integer keys)
 SELECT p.profile, count(*) AS keys,
-	   count(*) FILTER (WHERE chash_lookup('by_' || p.profile, 'key:' || k) IS DISTINCT FROM
-							  chash_lookup('as_' || p.profile, 'key:' || k)) AS differing
+	   count(*) FILTER (WHERE chash_lookup('by_' || p.profile, x.key) IS DISTINCT FROM
+							  chash_lookup('as_' || p.profile, x.key)) AS differing
 FROM chash_profiles() p CROSS JOIN generate_series(1, 2000) k
+CROSS JOIN LATERAL (SELECT CASE WHEN p.settings LIKE '%int64%' THEN (k * 7919 - 5000)::text
+								ELSE 'key:' || k END) x(key)
 GROUP BY p.profile ORDER BY p.profile;
 SELECT chash_ring_drop(ring) FROM chash.ring_config WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%';
 
@@ -105,6 +109,63 @@ SELECT pg_temp.expect_error($$UPDATE chash.ring_config SET hash_tag = '{' WHERE 
 SELECT pg_temp.expect_error($$UPDATE chash.ring_config SET hash_tag = 'é}' WHERE ring = 'pool'$$);
 SELECT pg_temp.expect_error($$UPDATE chash.ring_config SET hash_tag = ' }' WHERE ring = 'pool'$$);
 SELECT chash_ring_drop('pool_copy');
+
+-- spymemcached without weights gives every server 160 points, at any
+-- number of servers: weights are refused; given weights, libmemcached's
+-- float formula (156 points at 25 equal servers), and the later server
+-- of two on one point wins it
+SELECT chash_ring_create('spy', profile => 'spymemcached');
+SELECT chash_ring_create('spyw', profile => 'spymemcached_weighted');
+SELECT count(*) AS added FROM (SELECT chash_node_add(r, '10.0.0.' || i || ':11211')
+							   FROM unnest(ARRAY['spy', 'spyw']) r, generate_series(1, 25) i) x;
+SELECT ring, min(points), max(points) FROM chash.nodes WHERE ring IN ('spy', 'spyw') GROUP BY ring ORDER BY ring;
+SELECT pg_temp.expect_error($$SELECT chash_node_add('spy', '10.0.1.1:11211', 2)$$);
+SELECT chash_ring_create('spytie', profile => 'spymemcached');
+SELECT chash_node_add('spytie', n) FROM unnest(ARRAY['10.50.0.29:11211', '10.50.0.202:11211']) n;
+SELECT chash_ring_copy('spytie', 'spytie_rev');
+UPDATE chash.node_config SET ordinal = -ordinal WHERE ring = 'spytie_rev';
+SELECT chash_lookup('spytie', '10.50.0.29:11211-17') AS listed_last_wins,
+	   chash_lookup('spytie_rev', '10.50.0.29:11211-17') AS reversed;
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['spy', 'spyw', 'spytie', 'spytie_rev']) r;
+
+-- Guava's consistentHash: its published values, consistentHash(i, 100)
+-- for i = 0..19 (HashingTest), and the keys where it and the paper's jump
+-- hash part ways (Guava 31.1 and the paper's code, run by hand)
+SELECT chash_ring_create('guava', profile => 'guava');
+SELECT chash_ring_create('paper', profile => 'jump');
+SELECT count(*) AS added FROM (SELECT chash_node_add(r, 'b' || i)
+							   FROM unnest(ARRAY['guava', 'paper']) r, generate_series(0, 99) i) x;
+SELECT string_agg(substr(chash_lookup('guava', i), 2), ',' ORDER BY i) AS guava_0_to_19
+FROM generate_series(0, 19) i;
+SELECT string_agg(substr(chash_lookup('paper', i), 2), ',' ORDER BY i) AS paper_0_to_19
+FROM generate_series(0, 19) i;
+CREATE TEMP TABLE parting (key bigint, buckets integer, guava integer, paper integer);
+INSERT INTO parting VALUES (975451704, 2, 0, 1), (-1378162610, 3, 1, 2), (306526976, 6, 4, 5),
+	(232648731, 24, 22, 23), (-1331982085, 256, 97, 255), (-4887040210034938806, 64, 48, 63);
+DO $$
+DECLARE
+	p record;
+BEGIN
+	FOR p IN SELECT * FROM parting LOOP
+		PERFORM chash_ring_create('g' || p.buckets, profile => 'guava');
+		PERFORM chash_ring_create('p' || p.buckets, profile => 'jump');
+		PERFORM chash_node_add(r, 'b' || i)
+		FROM unnest(ARRAY['g' || p.buckets, 'p' || p.buckets]) r, generate_series(0, p.buckets - 1) i;
+	END LOOP;
+END
+$$;
+SELECT key, buckets, chash_lookup('g' || buckets, key) = 'b' || guava AS guava_ok,
+	   chash_lookup('p' || buckets, key) = 'b' || paper AS paper_ok
+FROM parting ORDER BY buckets;
+SELECT count(*) AS dropped FROM (SELECT chash_ring_drop(ring) FROM chash.ring_config
+								 WHERE ring ~ '^[gp][0-9]+$' OR ring IN ('guava', 'paper')) x;
+-- int64: any bigint, as its two's complement bits; other keys are refused
+SELECT k, chash_hash('int64', k) FROM unnest(ARRAY['0', '-1', '9223372036854775807',
+	'-9223372036854775808', '00042', '-0']) k;
+SELECT pg_temp.expect_error(format($$SELECT chash_hash('int64', %L)$$, k))
+FROM unnest(ARRAY['9223372036854775808', '-9223372036854775809', '', '-', '1.5', ' 1', '+1', '١']) k;
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'jump', ketama_variant => 'guava2')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'modulo', ketama_variant => 'guava')$$);
 
 --
 -- Hash tags
