@@ -23,6 +23,8 @@ static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_maglev,
 	&chash_algorithm_tokens,
 	&chash_algorithm_slots,
+	&chash_algorithm_nginx,
+	&chash_algorithm_dalli,
 };
 
 /* The algorithm of that name, or NULL */

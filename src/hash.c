@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include <nettle/md5.h>
+#include <nettle/sha1.h>
 #include <zlib.h>
 
 #include "common/hashfn.h"
@@ -241,6 +242,20 @@ hash_md5(const unsigned char *data, size_t len)
 	return chash_le32(digest);
 }
 
+/* The first four bytes of the SHA-1 digest, big-endian: Dalli's points */
+static uint64
+hash_sha1_be32(const unsigned char *data, size_t len)
+{
+	struct sha1_ctx ctx;
+	uint8		digest[SHA1_DIGEST_SIZE];
+
+	sha1_init(&ctx);
+	sha1_update(&ctx, len, data);
+	sha1_digest(&ctx, SHA1_DIGEST_SIZE, digest);
+	return ((uint32) digest[0] << 24) | ((uint32) digest[1] << 16) |
+		((uint32) digest[2] << 8) | (uint32) digest[3];
+}
+
 /* PostgreSQL's own, as hashtextextended(key, 0) */
 static uint64
 hash_pg(const unsigned char *data, size_t len)
@@ -454,6 +469,7 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"crc32", 32, hash_crc32, "CRC-32 (IEEE), as zlib and MySQL's CRC32()"},
 	{"crc16", 16, hash_crc16, "CRC-16/XMODEM (polynomial 0x1021, initial value 0), as Redis Cluster's key slots"},
 	{"md5", 32, hash_md5, "first 4 bytes of MD5, little-endian (ketama)"},
+	{"sha1_be32", 32, hash_sha1_be32, "first 4 bytes of SHA-1, big-endian (Dalli's points)"},
 	{"pg", 64, hash_pg, "PostgreSQL's hash_bytes_extended, seed 0, as hashtextextended(key, 0)"},
 	{"java_fnv32", 32, hash_java_fnv32, "Java ring code: FNV-1a over UTF-16 units in int arithmetic, mixed, Math.abs", true},
 	{"java_fnv64", 64, hash_java_fnv64, "Java ring code: java_fnv32's steps in long arithmetic, Math.abs", true},

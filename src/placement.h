@@ -190,6 +190,8 @@ extern const ChashAlgorithm chash_algorithm_rendezvous;
 extern const ChashAlgorithm chash_algorithm_maglev;
 extern const ChashAlgorithm chash_algorithm_tokens;
 extern const ChashAlgorithm chash_algorithm_slots;
+extern const ChashAlgorithm chash_algorithm_nginx;
+extern const ChashAlgorithm chash_algorithm_dalli;
 
 /*
  * Virtual node names from a template with {node} and {i} (template.c):

@@ -104,6 +104,22 @@ static const ChashProfile chash_profiles[] = {
 		.checked_against = "spymemcached 2.12.3 (Debian 12's libspymemcached-java) on OpenJDK 17: KetamaNodeLocator.getPrimary()",
 	},
 	{
+		.name = "nginx",
+		.system = "nginx's upstream hash $key consistent",
+		.algorithm = "nginx",
+		.key_hash = "crc32",
+		.nodes = "the server text exactly as written on each server line (host:port, host, or unix:path), in the configuration's order, with its weight",
+		.checked_against = "nginx 1.22.1 (Debian 12) proxying to its own backends: the backend that answered each key",
+	},
+	{
+		.name = "dalli",
+		.system = "Dalli, Ruby's (and Rails') memcached client",
+		.algorithm = "dalli",
+		.key_hash = "crc32",
+		.nodes = "host:port as given to Dalli (a bare host is host:11211), in the client's order, with their weights",
+		.checked_against = "Dalli 3.0.6 (Debian 12's ruby-dalli, Ruby 3.1): Dalli::Client routing each key",
+	},
+	{
 		.name = "guava",
 		.system = "Guava's Hashing.consistentHash(long, int), Java's jump hash",
 		.algorithm = "jump",

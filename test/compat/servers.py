@@ -12,6 +12,8 @@ NAMES:
   mixedport   by turns 10.2.0.1, 10.2.0.2:11212, 10.2.0.3:22122
   hostname    cache-001.example.net, ...
   utf8        by turns кэш-1, 缓存-2, 🐘-3, nodo-ñ-4, Ωμέγα-5
+  loopback    127.1.0.1:20001, 127.1.0.2:20002, ...: addresses a server
+              can listen on (nginx proxies to them), ports 20001-20007
 WEIGHTS:
   equal       all 1
   equal100    all 100
@@ -41,6 +43,8 @@ def name(style, i):
     if style == "long":
         # past twemproxy's 272-byte cut of '<name>-<i>'
         return f"cache-{i + 1}-" + "x" * (250 + 9 * i)
+    if style == "loopback":
+        return f"127.1.{i // 250}.{i % 250 + 1}:{20001 + i % 7}"
     if style == "utf8":
         return ["кэш", "缓存", "🐘", "nodo-ñ", "Ωμέγα"][i % 5] + f"-{i + 1}"
     sys.exit(f"servers.py: unknown names {style!r}")

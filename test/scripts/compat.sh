@@ -22,6 +22,14 @@
 #   libketama     independent reference of the original libketama
 #                 (libketama_reference.py)
 #   java          reference of Java client rings (java_ring_reference.py)
+#   nginx         nginx 1.22.1 (Debian), hash $http_x_key consistent, proxying
+#                 to backends of its own in a network namespace of its own
+#                 (nginx_routes.py): the backend that answered each key
+#   dalli         Dalli 3.0.6 (Debian's ruby-dalli): Dalli::Client routing
+#                 each key without a memcached (dalli_routes.rb)
+#   guava         Guava 31.1 (Debian's libguava-java): consistentHash(long,
+#                 int) on random longs, the extremes, and the keys where it
+#                 parts from the paper (GuavaRoutes.java)
 #   spymemcached  spymemcached 2.12.3 (Debian's libspymemcached-java) on
 #                 OpenJDK 17: its KetamaNodeLocator (SpymemcachedRoutes.java,
 #                 compiled here), both key formats, with and without weights
@@ -89,7 +97,7 @@ export PGCLIENTENCODING=UTF8
 py=/usr/bin/python3		# the Debian Python, which has uhashring
 nkeys=${CHASH_COMPAT_KEYS:-50000}
 jobs=${CHASH_COMPAT_JOBS:-$(nproc 2>/dev/null || echo 2)}
-clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava)
+clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli)
 only=" ${CHASH_COMPAT_CLIENTS:-${clients[*]}} "
 db=chash_compat_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat.XXXXXX")
@@ -226,6 +234,24 @@ spymemcached | libmemcached format, tie                    | @tie               
 spymemcached | libmemcached format, tie, reversed          | @tie-reversed         | --format LIBMEMCACHED
 spymemcached | libmemcached format, weighted, 47 mixed     | 47 mixedport mixed    | --format LIBMEMCACHED --weighted
 spymemcached | libmemcached format, weighted, 100 equal    | 100 ip equal          | --format LIBMEMCACHED --weighted
+nginx        | 1 server                                    | 1 loopback equal      |
+nginx        | 2 servers, equal                            | 2 loopback equal      |
+nginx        | 10 mixed weights                            | 10 loopback mixed     |
+nginx        | 100 mixed weights                           | 100 loopback mixed    |
+nginx        | 1000 equal                                  | 1000 loopback equal   |
+nginx        | 6 skewed weights                            | 6 loopback skewed     |
+nginx        | tie (the first server wins)                 | @nginx-tie            |
+nginx        | tie, reversed                               | @nginx-tie-reversed   |
+dalli        | 1 server                                    | 1 ip11211 equal       |
+dalli        | 2 servers, equal                            | 2 ip equal            |
+dalli        | 10 mixed ports and weights                  | 10 mixedport mixed    |
+dalli        | 100 mixed weights                           | 100 port mixed        |
+dalli        | 1000 mixed weights                          | 1000 ip mixed         |
+dalli        | 6 skewed weights (servers without points)   | 6 port skewed         |
+dalli        | 20 hostnames                                | 20 hostname mixed     |
+dalli        | 10 UTF-8 names                              | 10 utf8 mixed         |
+dalli        | tie (the later server wins)                 | @dalli-tie            |
+dalli        | tie, reversed                               | @dalli-tie-reversed   |
 guava        | 1 bucket                                    | 1 hostname equal      |
 guava        | 2 buckets                                   | 2 hostname equal      |
 guava        | 10 buckets                                  | 10 hostname equal     |
@@ -255,6 +281,14 @@ write_list() {
 	# spymemcached names: "10.50.0.29:11211-17" and "10.50.0.202:11211-6"
 	# share point 1111001908, and a point of 10.50.0.58 one of 10.50.2.6
 	spy-tie) printf '%s\t1\n' 10.50.0.29:11211 10.50.0.202:11211 10.50.0.58:11211 10.50.2.6:11211 ;;
+	# nginx: point 120 of 127.3.0.241:20001 and point 158 of
+	# 127.3.3.209:20001 are both 2873687940
+	nginx-tie) printf '%s\t1\n' 127.3.0.241:20001 127.3.1.7:20001 127.3.3.209:20001 ;;
+	nginx-tie-reversed) printf '%s\t1\n' 127.3.3.209:20001 127.3.1.7:20001 127.3.0.241:20001 ;;
+	# Dalli: point 34 of 10.50.0.20:11211 and point 140 of 10.50.1.86:11211
+	# are both 628726149
+	dalli-tie) printf '%s\t1\n' 10.50.0.20:11211 10.50.0.77:11211 10.50.1.86:11211 ;;
+	dalli-tie-reversed) printf '%s\t1\n' 10.50.1.86:11211 10.50.0.77:11211 10.50.0.20:11211 ;;
 	spy-tie-reversed) printf '%s\t1\n' 10.50.2.6:11211 10.50.0.58:11211 10.50.0.202:11211 10.50.0.29:11211 ;;
 	# twemproxy --unnamed: each server's memcached listens on the address its
 	# name gives (port 11211 when none), so lists that may run at once use
@@ -329,8 +363,8 @@ ring_sql() {
 		echo "SELECT chash_ring_create('$ring', profile => 'java_ring', hash => '$hash', vnodes => $vnodes, vnode_name => '$template', vnode_first => $first)" ;;
 	spymemcached)
 		echo "SELECT chash_ring_create('$ring', profile => 'spymemcached$spy_profile')" ;;
-	guava)
-		echo "SELECT chash_ring_create('$ring', profile => 'guava')" ;;
+	guava | nginx | dalli)
+		echo "SELECT chash_ring_create('$ring', profile => '$client')" ;;
 	esac
 }
 
@@ -351,6 +385,8 @@ client_cmd() {
 	guava)
 		cmd=(java -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
 			-cp "$work/java:/usr/share/java/guava.jar" GuavaRoutes) ;;
+	nginx) cmd=("$py" "$compat/nginx_routes.py") ;;
+	dalli) cmd=(/usr/bin/ruby "$compat/dalli_routes.rb") ;;
 	esac
 }
 
@@ -364,6 +400,8 @@ client_file() {
 	java) echo "$compat/java_ring_reference.py" ;;
 	spymemcached) echo "$compat/SpymemcachedRoutes.java" ;;
 	guava) echo "$compat/GuavaRoutes.java" ;;
+	nginx) echo "$compat/nginx_routes.py" ;;
+	dalli) echo "$compat/dalli_routes.rb" ;;
 	esac
 }
 
@@ -410,6 +448,13 @@ if want guava; then
 	else
 		missing+=("guava: javac and /usr/share/java/guava.jar are needed (openjdk-17-jdk-headless, libguava-java)")
 	fi
+fi
+if want nginx; then
+	[ -x /usr/sbin/nginx ] || missing+=("nginx: /usr/sbin/nginx is not installed (nginx)")
+fi
+if want dalli; then
+	[ -x /usr/bin/ruby ] && /usr/bin/ruby -e 'require "dalli"' 2>/dev/null ||
+		missing+=("dalli: /usr/bin/ruby with dalli is needed (ruby, ruby-dalli)")
 fi
 if [ ${#missing[@]} -gt 0 ]; then
 	printf '  MISSING  %s\n' "${missing[@]}" >&2
@@ -459,8 +504,8 @@ while IFS='|' read -r client label servers opts; do
 		else
 			cat "$work/keys.txt"
 		fi
-		if [ "$client" = guava ]; then
-			:	# no points
+		if [ "$client" = guava ] || [ "$client" = nginx ] || [ "$client" = dalli ]; then
+			:	# keys are not named as points: crc32 of a name is no point
 		elif [ "$client" = spymemcached ] && [[ $opts == *LIBMEMCACHED* ]]; then
 			point_keys spymemcached-lib "$dir/servers.tsv"
 		else

@@ -426,6 +426,18 @@ SELECT count(*) AS keys,
 							  chash_hash('twemproxy_crc16', v.key_text) & 65535) AS agree
 FROM vectors v WHERE v.key_text IS NOT NULL;
 
+--
+-- SHA-1's first four bytes, big-endian (Dalli's points): the examples of
+-- FIPS 180-2, appendix A (https://csrc.nist.gov/publications/fips):
+-- SHA-1("abc") = a9993e36 4706816a ..., SHA-1 of the two-block message
+-- "abcdbcde...nopq" = 84983e44 1c3bd26e ...; and of "" = da39a3ee 5e6b4b0d ...
+INSERT INTO vectors (hash, source, input, key_text, expected) VALUES
+	('sha1_be32', 'sha1', 'abc', 'abc', 'a9993e36'),
+	('sha1_be32', 'sha1', 'abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq',
+	 'abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq', '84983e44'),
+	('sha1_be32', 'sha1', '', '', 'da39a3ee');
+SELECT hash, input, got, expected, ok FROM results WHERE source = 'sha1' ORDER BY id;
+
 -- MySQL's CRC32(), the examples of the MySQL Reference Manual, Mathematical
 -- Functions, CRC32()
 -- (https://dev.mysql.com/doc/refman/8.0/en/mathematical-functions.html#function_crc32),

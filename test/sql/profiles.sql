@@ -167,6 +167,63 @@ FROM unnest(ARRAY['9223372036854775808', '-9223372036854775809', '', '-', '1.5',
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'jump', ketama_variant => 'guava2')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'modulo', ketama_variant => 'guava')$$);
 
+-- nginx: 160 points a unit of weight, a chain of CRC-32s of host 0x00
+-- port and the previous point, little-endian; the server text split at its
+-- last ':' when digits follow it, "unix:" servers by their path.  Each
+-- server's first three points against the chain computed here.
+SELECT chash_ring_create('ngx', profile => 'nginx');
+SELECT chash_node_add('ngx', n, w)
+FROM (VALUES ('10.0.0.1:8080', 1), ('backend.example', 2), ('unix:/run/app.sock', 1),
+			 ('UNIX:/run/b.sock', 1), ('[::1]:80', 3), ('host:', 1), ('a:b:12', 1)) v(n, w);
+SELECT node, weight, points FROM chash.nodes WHERE ring = 'ngx' ORDER BY node;
+CREATE FUNCTION pg_temp.le32(v bigint) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+	SELECT set_byte(set_byte(set_byte(set_byte('\x00000000'::bytea,
+		0, (v & 255)::int), 1, ((v >> 8) & 255)::int), 2, ((v >> 16) & 255)::int), 3, ((v >> 24) & 255)::int)
+$$;
+WITH RECURSIVE split AS (
+	SELECT node,
+		   CASE WHEN lower(left(node, 5)) = 'unix:' THEN convert_to(substr(node, 6), 'UTF8') || '\x00'::bytea
+				WHEN node ~ ':[0-9]*$' THEN convert_to(regexp_replace(node, ':[0-9]*$', ''), 'UTF8') || '\x00'::bytea
+											|| convert_to(substring(node FROM ':([0-9]*)$'), 'UTF8')
+				ELSE convert_to(node, 'UTF8') || '\x00'::bytea END AS base
+	FROM chash.node_config WHERE ring = 'ngx'
+), chain AS (
+	SELECT node, base, 0 AS j, chash_hash('crc32', base || pg_temp.le32(0)) AS p FROM split
+	UNION ALL
+	SELECT node, base, j + 1, chash_hash('crc32', base || pg_temp.le32(p)) FROM chain WHERE j < 2
+)
+SELECT c.node, count(*) AS checked,
+	   count(*) FILTER (WHERE EXISTS (SELECT FROM chash_points('ngx') pt
+									  WHERE pt.node = c.node AND pt.point = c.p)) AS found
+FROM chain c GROUP BY c.node ORDER BY c.node;
+SELECT pg_temp.expect_error($$SELECT chash_node_add('ngx', 'half', 1.5)$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'nginx', hash => 'md5')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'nginx', ties => 'last')$$);
+SELECT chash_ring_drop('ngx');
+
+-- Dalli: floor(N * 160 * w / W) points of SHA-1("host:port:i")'s first
+-- four bytes, big-endian; a bare host is host:11211; keys go to the last
+-- point at or before their CRC-32, and the later server of two on a point
+-- owns it
+SELECT chash_ring_create('dalli', profile => 'dalli');
+SELECT chash_node_add('dalli', n, w)
+FROM (VALUES ('10.0.0.1:11211', 1), ('10.0.0.2', 1), ('10.0.0.3:11212', 3), ('cache.example:11211', 1000)) v(n, w);
+SELECT node, weight, points FROM chash.nodes WHERE ring = 'dalli' ORDER BY node;
+SELECT n.node, count(*) AS checked,
+	   count(*) FILTER (WHERE EXISTS (SELECT FROM chash_points('dalli') pt
+									  WHERE pt.node = n.node
+										AND pt.point = chash_hash('sha1_be32',
+											n.node || CASE WHEN n.node LIKE '%:%' THEN '' ELSE ':11211' END || ':' || i))) AS found
+FROM chash.node_config n, generate_series(0, 2) i WHERE n.ring = 'dalli' GROUP BY n.node ORDER BY n.node;
+SELECT chash_ring_create('dalli_tie', profile => 'dalli');
+SELECT chash_node_add('dalli_tie', n) FROM unnest(ARRAY['10.50.0.20:11211', '10.50.1.86:11211']) n;
+-- (their shared point: the keys after it are the later server's, which
+-- test/scripts/compat.sh checks against Dalli in both orders)
+SELECT point, count(*) AS servers FROM chash_points('dalli_tie') GROUP BY point HAVING count(*) > 1;
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'dalli', hash => 'md5')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'dalli', ties => 'first')$$);
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['dalli', 'dalli_tie']) r;
+
 --
 -- Hash tags
 --

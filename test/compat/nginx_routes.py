@@ -1,0 +1,713 @@
+#!/usr/bin/python3
+"""Route keys through a real nginx "hash $http_x_key consistent" upstream.
+
+Usage:
+    nginx_routes.py [--netns auto|yes|no] [--empty TEXT] [--seen FILE]
+                    [--connections N] [-v] SERVERS KEYS > ROUTES
+
+SERVERS is a TSV file of "name<TAB>weight" lines in server-list order
+(weights positive integers).  Each name is written into the upstream
+exactly as given, "server NAME weight=W max_fails=0;", and nginx hashes
+that text (ngx_http_upstream_hash_module.c, init_chash), so a name must be
+an address nginx can really proxy to; this program makes every server a
+real listener of the same nginx that answers with its own index.  A name is
+one of:
+
+    A.B.C.D:PORT    A.B.C.D a loopback IPv4 address (127.x.y.z: Linux
+                    routes all of 127/8 to lo), written plainly, PORT 1 to
+                    65535 without leading zeros; never port 80 outside a
+                    private network namespace (see --netns)
+    A.B.C.D         the same on nginx's default port 80, which nginx hashes
+                    as the host with an empty port: only in a private
+                    network namespace
+    unix:/PATH      a unix socket at the absolute PATH (characters
+                    A-Z a-z 0-9 . _ - / only, at most 100 bytes), which
+                    nginx hashes as PATH with an empty port; PATH must not
+                    exist and its directory must; the socket is removed
+                    at the end
+
+Lists of 1 to 1000 (or more) servers: e.g. 127.1.0.1:20001,
+127.1.0.2:20001, ...  (127.1.I/250.I%250+1:PORT), equal or unequal weights.
+
+KEYS has one key per line, UTF-8, no TAB, CR or LF; an empty line is the
+empty key.  Each key is sent as the raw bytes of one request header
+"X-Key: KEY" on HTTP/1.1 keep-alive connections (pipelined).  ROUTES gets
+one line per key, in order: the name of the server that nginx proxied the
+request to.
+
+What nginx 1.22 does to the header (ngx_http_parse.c): it drops leading
+and trailing spaces (0x20 only; TAB is kept), rejects a NUL byte (400), and
+passes every other byte (controls, UTF-8, any byte >= 0x80) as is.  Keys
+with a NUL are refused here before anything starts.  A key that nginx sees
+as empty (the empty key, or spaces only) is not hashed at all: nginx falls
+back to round robin (get_chash_peer: "hp->key.len == 0"), so such a key has
+no hash route: without --empty the run fails naming it; with --empty TEXT,
+ROUTES gets TEXT for it.  A key with leading or trailing spaces is routed
+by the trimmed key: ROUTES gives nginx's real choice, stderr says how many
+keys were hashed other than as sent, and --seen FILE gets, one a line,
+the bytes nginx hashed for each key ($http_x_key, as nginx itself reports
+it in a response header).
+
+How: one nginx (its own prefix, configuration, pid file and error log in a
+temporary directory; master_process off, so it is one process, our child)
+with a front server on a unix socket in that directory:
+
+    upstream u { hash $http_x_key consistent;
+                 server NAME weight=W max_fails=0; ...  keepalive K; }
+    location / { proxy_pass http://u; proxy_next_upstream off; ...
+                 add_header X-Upstream $upstream_addr always;
+                 add_header X-Seen $http_x_key always; }
+
+and one backend "server { listen ADDRESS; return 200 'TOKEN INDEX'; }" per
+server.  Each answer must be 200 from the backend of the right index (the
+run's random token proves it is ours), and X-Upstream must be exactly that
+server's address, one address (no retry): with proxy_next_upstream off and
+max_fails=0 nothing but the hash picks the server.
+
+--netns (default auto): run in a private network namespace of our own
+(unshare(CLONE_NEWNET), loopback brought up): no other process's listener,
+a system nginx or a parallel run with the same server list, can collide
+with ours, and port 80 is free there.  yes = fail if that is not possible
+(it needs root or CAP_SYS_ADMIN); no = use the host's loopback (each
+address must be free, with a clear error otherwise); auto = try, else the
+host's loopback.  The namespace ends with the run.
+
+Every process started is stopped, and the temporary directory (and any
+unix socket made for a server) removed, on success, on error, on Ctrl-C and
+on SIGTERM/SIGHUP; nginx is also told to die with this one
+(PR_SET_PDEATHSIG) should it be killed outright.
+
+Standard library only; run with /usr/bin/python3 (3.9 or later).
+"""
+
+import argparse
+import atexit
+import ctypes
+import fcntl
+import ipaddress
+import os
+import re
+import resource
+import secrets
+import selectors
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+NGINX = "nginx"
+MAX_KEY_BYTES = 60000           # large_client_header_buffers 4 64k
+START_TIMEOUT = 30.0            # seconds for nginx to accept connections
+IO_TIMEOUT = 120.0              # seconds without progress on the sockets
+WINDOW = 64                     # requests in flight on one connection
+CONNECTIONS = 8                 # client connections to the front server
+UNIX_PATH_RE = re.compile(r"^/[A-Za-z0-9._/-]{1,99}$")
+PROG = "nginx_routes"
+
+
+class RoutesError(Exception):
+    pass
+
+
+def log(verbose, msg):
+    if verbose:
+        print(PROG + ": " + msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Processes and clean-up
+
+class Cleanup:
+    """Everything this run started or made, undone however the run ends."""
+
+    def __init__(self):
+        self.procs = []
+        self.tmpdir = None
+        self.paths = []
+        self.done = False
+
+    def add(self, proc):
+        self.procs.append(proc)
+        return proc
+
+    def stop(self, procs):
+        """SIGTERM (the last started first), wait, SIGKILL after 5 s."""
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                try:
+                    proc.terminate()
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 5
+        for proc in procs:
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            if proc in self.procs:
+                self.procs.remove(proc)
+
+    def run(self):
+        if self.done:
+            return
+        self.done = True
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        self.stop(list(self.procs))
+        for path in self.paths:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
+
+
+CLEANUP = Cleanup()
+
+
+def on_signal(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+CLONE_NEWNET = 0x40000000
+PARENT_PID = os.getpid()
+
+
+def child_setup():
+    """In the child, before exec: die with us, even on SIGKILL."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != PARENT_PID:
+        os._exit(1)
+
+
+def spawn(argv, cwd, errfile):
+    with open(errfile, "wb") as err:
+        return CLEANUP.add(subprocess.Popen(
+            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+            start_new_session=True, preexec_fn=child_setup))
+
+
+def read_text(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def enter_netns():
+    """Move this process into a new network namespace with lo up.  Returns
+    None, or why not."""
+    if _libc.unshare(CLONE_NEWNET) != 0:
+        return os.strerror(ctypes.get_errno())
+    SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        ifr = fcntl.ioctl(s.fileno(), SIOCGIFFLAGS,
+                          struct.pack("16sh22x", b"lo", 0))
+        flags = struct.unpack("16sh22x", ifr)[1]
+        fcntl.ioctl(s.fileno(), SIOCSIFFLAGS,
+                    struct.pack("16sh22x", b"lo", flags | IFF_UP))
+    # the kernel gives lo 127.0.0.1/8 as it comes up; check we can use 127/8
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.254.254.254", 0))
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Inputs
+
+def parse_name(name, netns):
+    """(kind, address) for a server name: ("inet", (host, port)) or
+    ("unix", path); the address text nginx's $upstream_addr gives."""
+    if name[:5].lower() == "unix:":
+        if name[:5] != "unix:":
+            raise RoutesError("server %r: write the prefix as 'unix:'" % name)
+        path = name[5:]
+        if not UNIX_PATH_RE.match(path) or "/../" in path + "/" \
+                or "//" in path:
+            raise RoutesError("server %r: expected unix:/PATH, PATH absolute "
+                              "of A-Z a-z 0-9 . _ - / (at most 100 bytes)"
+                              % name)
+        return ("unix", path), name
+    host, sep, port = name.rpartition(":")
+    if not sep:
+        host, port = name, None
+    try:
+        ip = ipaddress.IPv4Address(host)
+    except ValueError:
+        ip = None
+    if ip is None or str(ip) != host or not ip.is_loopback:
+        raise RoutesError("server %r: expected A.B.C.D:PORT or A.B.C.D, "
+                          "A.B.C.D a loopback IPv4 address (127.x.y.z) "
+                          "written plainly, or unix:/PATH" % name)
+    if port is None:
+        if not netns:
+            raise RoutesError("server %r: without a port nginx uses port "
+                              "80, which this program uses only in a "
+                              "private network namespace (--netns)" % name)
+        return ("inet", (host, 80)), name + ":80"
+    if not (port.isascii() and port.isdigit()) or str(int(port)) != port \
+            or not 1 <= int(port) <= 65535:
+        raise RoutesError("server %r: bad port" % name)
+    if int(port) == 80 and not netns:
+        raise RoutesError("server %r: port 80 is used only in a private "
+                          "network namespace (--netns)" % name)
+    return ("inet", (host, int(port))), name
+
+
+def read_servers(path):
+    servers = []
+    with open(path, "rb") as f:
+        data = f.read()
+    for lineno, line in enumerate(data.split(b"\n"), 1):
+        line = line.rstrip(b"\r")
+        if not line:
+            continue
+        fields = line.split(b"\t")
+        if len(fields) != 2:
+            raise RoutesError("%s:%d: expected name<TAB>weight"
+                              % (path, lineno))
+        try:
+            name = fields[0].decode("utf-8")
+        except UnicodeDecodeError:
+            raise RoutesError("%s:%d: server name is not UTF-8"
+                              % (path, lineno))
+        w = fields[1]
+        if not (w.isdigit() and int(w) > 0) or len(w) > 9:
+            raise RoutesError("%s:%d: weight must be a positive integer "
+                              "(at most 9 digits)" % (path, lineno))
+        servers.append((name, int(w)))
+    if not servers:
+        raise RoutesError("%s: no servers" % path)
+    names = [n for n, _ in servers]
+    if len(set(names)) != len(names):
+        raise RoutesError("%s: duplicate server names" % path)
+    if sum(w for _, w in servers) * 160 > 20000000:
+        raise RoutesError("%s: total weight %d makes more than 20,000,000 "
+                          "nginx points (160 per unit of weight)"
+                          % (path, sum(w for _, w in servers)))
+    return servers
+
+
+def read_keys(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    keys = []
+    for lineno, key in enumerate(lines, 1):
+        if b"\r" in key or b"\t" in key:
+            raise RoutesError("%s:%d: key holds a TAB or CR" % (path, lineno))
+        if b"\0" in key:
+            raise RoutesError("%s:%d: key holds a NUL byte, which nginx "
+                              "refuses in a header (400)" % (path, lineno))
+        if len(key) > MAX_KEY_BYTES:
+            raise RoutesError("%s:%d: key of %d bytes (at most %d)"
+                              % (path, lineno, len(key), MAX_KEY_BYTES))
+        try:
+            key.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RoutesError("%s:%d: key is not UTF-8" % (path, lineno))
+        keys.append(key)
+    return keys
+
+
+# ---------------------------------------------------------------------------
+# HTTP/1.1, pipelined on several keep-alive connections
+
+def parse_response(buf, start):
+    """One response at buf[start:], or None if not all there yet: (end,
+    status, headers, body); headers maps lower-case names to lists of raw
+    values."""
+    head_end = buf.find(b"\r\n\r\n", start)
+    if head_end < 0:
+        if len(buf) - start > 1 << 20:
+            raise RoutesError("response header over 1 MB")
+        return None
+    lines = bytes(buf[start:head_end]).split(b"\r\n")
+    parts = lines[0].split(b" ", 2)
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") \
+            or not parts[1].isdigit():
+        raise RoutesError("bad status line %r" % lines[0][:200])
+    headers = {}
+    for line in lines[1:]:
+        name, sep, value = line.partition(b":")
+        if not sep:
+            raise RoutesError("bad header line %r" % line[:200])
+        # the value exactly as sent after ": " (our own headers carry raw
+        # key bytes: do not strip them beyond the one separating space)
+        if value.startswith(b" "):
+            value = value[1:]
+        headers.setdefault(name.strip().lower(), []).append(value)
+    if b"transfer-encoding" in headers:
+        raise RoutesError("unexpected Transfer-Encoding in a response")
+    try:
+        length = int(headers[b"content-length"][0])
+    except (KeyError, ValueError):
+        raise RoutesError("response without Content-Length: %r"
+                          % lines[0][:200])
+    end = head_end + 4 + length
+    if len(buf) < end:
+        return None
+    return end, int(parts[1]), headers, bytes(buf[head_end + 4:end])
+
+
+def pipeline(connect, requests, nconn, window, what):
+    """Send requests (bytes) over nconn connections made by connect(), each
+    with at most window unanswered; returns the responses in order."""
+    results = [None] * len(requests)
+    nconn = max(1, min(nconn, len(requests)))
+    sel = selectors.DefaultSelector()
+    conns = []
+    try:
+        for c in range(nconn):
+            idx = list(range(c, len(requests), nconn))
+            s = connect()
+            s.setblocking(False)
+            st = {"sock": s, "idx": idx, "sent": 0, "done": 0,
+                  "out": bytearray(), "in": bytearray(), "pos": 0}
+            conns.append(st)
+            sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE, st)
+        remaining = len(requests)
+        while remaining:
+            events = sel.select(timeout=IO_TIMEOUT)
+            if not events:
+                raise RoutesError("%s stopped answering (%d requests left)"
+                                  % (what, remaining))
+            for key, mask in events:
+                st = key.data
+                s = st["sock"]
+                if mask & selectors.EVENT_READ:
+                    try:
+                        chunk = s.recv(1 << 18)
+                    except BlockingIOError:
+                        chunk = None
+                    if chunk is not None:
+                        if not chunk:
+                            raise RoutesError(
+                                "%s closed a connection after %d of its %d "
+                                "requests" % (what, st["done"],
+                                              len(st["idx"])))
+                        st["in"] += chunk
+                        while True:
+                            r = parse_response(st["in"], st["pos"])
+                            if r is None:
+                                break
+                            if st["done"] >= st["sent"]:
+                                raise RoutesError("%s sent a response to no "
+                                                  "request" % what)
+                            st["pos"] = r[0]
+                            results[st["idx"][st["done"]]] = r[1:]
+                            st["done"] += 1
+                            remaining -= 1
+                        if st["pos"] > 1 << 20:
+                            del st["in"][:st["pos"]]
+                            st["pos"] = 0
+                # fill the window, then write what is pending
+                while st["sent"] < len(st["idx"]) and \
+                        st["sent"] - st["done"] < window:
+                    st["out"] += requests[st["idx"][st["sent"]]]
+                    st["sent"] += 1
+                if st["out"]:
+                    try:
+                        n = s.send(st["out"])
+                        del st["out"][:n]
+                    except BlockingIOError:
+                        pass
+                ev = selectors.EVENT_READ
+                if st["out"]:
+                    ev |= selectors.EVENT_WRITE
+                if st["done"] == len(st["idx"]):
+                    if st["pos"] != len(st["in"]):
+                        raise RoutesError("%s sent more than the responses"
+                                          % what)
+                    ev = selectors.EVENT_READ  # EOF would be an error: fine
+                if ev != key.events:
+                    sel.modify(s, ev, st)
+            # connections that are finished leave the selector
+            for st in conns:
+                if st["done"] == len(st["idx"]) and st["sock"] is not None:
+                    sel.unregister(st["sock"])
+                    st["sock"].close()
+                    st["sock"] = None
+    finally:
+        sel.close()
+        for st in conns:
+            if st["sock"] is not None:
+                st["sock"].close()
+    return results
+
+
+# ---------------------------------------------------------------------------
+# nginx
+
+def conf_quote(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_conf(path, workdir, front, servers, addrs, token, keepalive,
+               nfiles):
+    t = lambda sub: conf_quote(os.path.join(workdir, sub))
+    lines = [
+        "daemon off;",
+        "master_process off;",
+        "worker_rlimit_nofile %d;" % nfiles,
+        "pid %s;" % t("nginx.pid"),
+        "error_log %s warn;" % t("error.log"),
+        "events { worker_connections %d; }" % (nfiles - 64),
+        "http {",
+        "  access_log off;",
+        "  default_type text/plain;",
+        "  client_body_temp_path %s;" % t("client_body"),
+        "  proxy_temp_path %s;" % t("proxy"),
+        "  fastcgi_temp_path %s;" % t("fastcgi"),
+        "  uwsgi_temp_path %s;" % t("uwsgi"),
+        "  scgi_temp_path %s;" % t("scgi"),
+        "  keepalive_requests 100000000;",
+        "  keepalive_timeout 600s;",
+        "  client_header_buffer_size 1k;",
+        "  large_client_header_buffers 4 64k;",
+        "  upstream u {",
+        "    hash $http_x_key consistent;",
+    ]
+    for name, weight in servers:
+        lines.append("    server %s weight=%d max_fails=0;"
+                     % (conf_quote(name), weight))
+    lines += [
+        "    keepalive %d;" % keepalive,
+        "  }",
+        "  server {",
+        "    listen %s;" % conf_quote("unix:" + front),
+        "    location / {",
+        "      proxy_pass http://u;",
+        "      proxy_http_version 1.1;",
+        '      proxy_set_header Connection "";',
+        "      proxy_next_upstream off;",
+        "      proxy_connect_timeout 30s;",
+        "      proxy_read_timeout 120s;",
+        "      proxy_buffering off;",
+        "      add_header X-Upstream $upstream_addr always;",
+        "      add_header X-Seen $http_x_key always;",
+        "    }",
+        "  }",
+    ]
+    for i, (kind, addr) in enumerate(addrs):
+        listen = "unix:" + addr if kind == "unix" else "%s:%d" % addr
+        lines.append("  server { listen %s; keepalive_requests 100000000; "
+                     "location / { return 200 \"%s %d\"; } }"
+                     % (conf_quote(listen), token, i))
+    lines.append("}")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def check_free(kind, addr):
+    """Fail unless we can listen on addr now, as nginx will."""
+    if kind == "unix":
+        d = os.path.dirname(addr)
+        if not os.path.isdir(d):
+            raise RoutesError("unix:%s: directory %s does not exist"
+                              % (addr, d))
+        if os.path.lexists(addr):
+            raise RoutesError("unix:%s already exists (another run?)" % addr)
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(addr)
+            s.listen(1)
+        except OSError as e:
+            raise RoutesError(
+                "cannot listen on %s:%d (%s): each server's backend listens "
+                "on the very address its name gives, so that must be free.  "
+                "Another run with these servers, or something on "
+                "0.0.0.0:%d?  (--netns avoids all of that)"
+                % (addr[0], addr[1], e.strerror or e, addr[1]))
+
+
+def routes(servers, keys, empty_mark, nconn, netns, verbose):
+    t0 = time.monotonic()
+    parsed = [parse_name(n, netns) for n, _ in servers]
+    addrs = [p[0] for p in parsed]
+    upstream_text = [p[1] for p in parsed]
+    if len(set(addrs)) != len(addrs):
+        raise RoutesError("two servers on one address")
+    for kind, addr in addrs:
+        check_free(kind, addr)
+    # the unix sockets nginx makes for servers: ours to remove
+    CLEANUP.paths += [a for k, a in addrs if k == "unix"]
+
+    keepalive = min(4096, max(64, 2 * len(servers)))
+    nfiles = keepalive * 2 + 2 * len(servers) + nconn * 4 + 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < nfiles:
+        if hard != resource.RLIM_INFINITY and hard < nfiles:
+            raise RoutesError("open file limit %d too low for %d servers"
+                              % (hard, len(servers)))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nfiles, hard))
+
+    CLEANUP.tmpdir = tempfile.mkdtemp(prefix="nginx_routes.")
+    workdir = CLEANUP.tmpdir
+    front = os.path.join(workdir, "front.sock")
+    token = secrets.token_hex(8)
+    conf = os.path.join(workdir, "nginx.conf")
+    write_conf(conf, workdir, front, servers, addrs, token, keepalive, nfiles)
+    base = [NGINX, "-p", workdir + "/", "-c", conf,
+            "-e", os.path.join(workdir, "error.log")]
+    test = subprocess.run(base + ["-t", "-q"], stdin=subprocess.DEVNULL,
+                          capture_output=True, timeout=120)
+    if test.returncode != 0:
+        raise RoutesError("nginx -t rejects the configuration:\n"
+                          + test.stderr.decode(errors="replace"))
+    proc = spawn(base, workdir, os.path.join(workdir, "nginx.out"))
+    deadline = time.monotonic() + START_TIMEOUT + len(servers) * 0.01
+    while True:
+        if proc.poll() is not None:
+            raise RoutesError("nginx exited at start:\n%s\n%s"
+                              % (read_text(os.path.join(workdir, "nginx.out")),
+                                 read_text(os.path.join(workdir,
+                                                        "error.log"))))
+        if os.path.exists(front):
+            try:
+                with socket.socket(socket.AF_UNIX) as s:
+                    s.connect(front)
+                break
+            except OSError:
+                pass
+        if time.monotonic() > deadline:
+            raise RoutesError("nginx did not start listening")
+        time.sleep(0.02)
+    t1 = time.monotonic()
+    log(verbose, "nginx with %d backends started in %.2fs"
+        % (len(servers), t1 - t0))
+
+    distinct = list(dict.fromkeys(keys))
+    requests = [b"GET / HTTP/1.1\r\nHost: routes\r\nX-Key: " + k +
+                b"\r\n\r\n" for k in distinct]
+
+    def connect():
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(front)
+        return s
+
+    responses = pipeline(connect, requests, nconn, WINDOW, "nginx")
+    t2 = time.monotonic()
+    log(verbose, "%d keys routed in %.2fs" % (len(distinct), t2 - t1))
+    if proc.poll() is not None:
+        raise RoutesError("nginx exited")
+
+    prefix = token.encode() + b" "
+    route = {}
+    seen = {}
+    empty = []
+    for k, (status, headers, body) in zip(distinct, responses):
+        if status != 200 or not body.startswith(prefix):
+            raise RoutesError("key %r: nginx answered %d %r"
+                              % (k, status, body[:200]))
+        try:
+            i = int(body[len(prefix):])
+            name = servers[i][0]
+        except (ValueError, IndexError):
+            raise RoutesError("key %r: unexpected answer %r" % (k, body))
+        up = headers.get(b"x-upstream", [])
+        if len(up) != 1 or up[0].decode(errors="replace") != upstream_text[i]:
+            raise RoutesError("key %r: answered by server %r but nginx's "
+                              "$upstream_addr is %r (a retry?)"
+                              % (k, name, up))
+        s = headers.get(b"x-seen", [b""])
+        if len(s) != 1:
+            raise RoutesError("key %r: %d X-Seen headers" % (k, len(s)))
+        seen[k] = s[0]
+        if not s[0]:
+            empty.append(k)
+        route[k] = name
+    if empty and empty_mark is None:
+        raise RoutesError(
+            "%d key(s) that nginx sees as empty (the first on line %d: %r): "
+            "nginx routes them round robin, not by the hash; pass --empty "
+            "TEXT to get TEXT for them instead"
+            % (len(empty), keys.index(empty[0]) + 1, empty[0]))
+    for k in empty:
+        route[k] = empty_mark
+    altered = [k for k in distinct if seen[k] != k and seen[k]]
+    if altered:
+        log(True, "note: nginx hashed %d key(s) other than as sent (leading "
+            "or trailing spaces dropped), e.g. %r as %r"
+            % (len(altered), altered[0], seen[altered[0]]))
+    return [route[k] for k in keys], [seen[k] for k in keys]
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="The server real nginx (hash $http_x_key consistent) "
+        "proxies each key to.")
+    ap.add_argument("--netns", choices=("auto", "yes", "no"), default="auto",
+                    help="run in a private network namespace (default auto)")
+    ap.add_argument("--empty", metavar="TEXT",
+                    help="print TEXT for keys nginx sees as empty (round "
+                    "robin); without it such keys fail the run")
+    ap.add_argument("--seen", metavar="FILE",
+                    help="write the bytes nginx hashed for each key, one a "
+                    "line")
+    ap.add_argument("--connections", type=int, default=CONNECTIONS,
+                    help="client connections (default %d)" % CONNECTIONS)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("servers", help="TSV file: name<TAB>weight per line")
+    ap.add_argument("keys", help="one key per line")
+    args = ap.parse_args()
+
+    if shutil.which(NGINX) is None and not os.path.exists("/usr/sbin/nginx"):
+        print(PROG + ": nginx not found (Debian package nginx)",
+              file=sys.stderr)
+        return 2
+    atexit.register(CLEANUP.run)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, on_signal)
+    try:
+        servers = read_servers(args.servers)
+        keys = read_keys(args.keys)
+        netns = False
+        if args.netns != "no":
+            why = enter_netns()
+            if why is None:
+                netns = True
+                log(args.verbose, "in a private network namespace")
+            elif args.netns == "yes":
+                raise RoutesError("cannot make a network namespace: " + why)
+            else:
+                log(args.verbose, "no network namespace (%s): host loopback"
+                    % why)
+        result, seen = routes(servers, keys, args.empty, args.connections,
+                              netns, args.verbose)
+        if args.seen:
+            with open(args.seen, "wb") as f:
+                f.write(b"".join(s + b"\n" for s in seen))
+    except (RoutesError, OSError, subprocess.SubprocessError) as e:
+        print(PROG + ": error: %s" % e, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(PROG + ": interrupted", file=sys.stderr)
+        return 130
+    finally:
+        CLEANUP.run()
+    out = sys.stdout.buffer
+    out.write("".join(name + "\n" for name in result).encode("utf-8"))
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    if shutil.which(NGINX) is None and os.path.exists("/usr/sbin/nginx"):
+        NGINX = "/usr/sbin/nginx"
+    sys.exit(main())
