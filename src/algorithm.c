@@ -25,6 +25,7 @@ static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_slots,
 	&chash_algorithm_nginx,
 	&chash_algorithm_dalli,
+	&chash_algorithm_haproxy,
 };
 
 /* The algorithm of that name, or NULL */

@@ -24,6 +24,7 @@
 #include <xxhash.h>
 
 #include "hash.h"
+#include "hash_haproxy.h"
 #include "hash_twemproxy.h"
 
 static uint64
@@ -485,6 +486,14 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"twemproxy_hsieh", 32, chash_hash_twemproxy_hsieh, "twemproxy's hsieh: SuperFastHash started at 0, a lone last byte unsigned"},
 	{"twemproxy_murmur", 32, chash_hash_twemproxy_murmur, "twemproxy's murmur: MurmurHash2, seed 0xdeadbeef * length"},
 	{"twemproxy_jenkins", 32, chash_hash_twemproxy_jenkins, "twemproxy's jenkins: lookup3 hashlittle, initial value 13"},
+	/* HAProxy's key hashes (hash-type consistent); its crc32 is crc32 */
+	{"haproxy_sdbm", 32, chash_hash_haproxy_sdbm, "HAProxy's sdbm"},
+	{"haproxy_djb2", 32, chash_hash_haproxy_djb2, "HAProxy's djb2"},
+	{"haproxy_wt6", 32, chash_hash_haproxy_wt6, "HAProxy's wt6"},
+	{"haproxy_sdbm_avalanche", 32, chash_hash_haproxy_sdbm_avalanche, "HAProxy's sdbm avalanche (its default): sdbm, then full_hash"},
+	{"haproxy_djb2_avalanche", 32, chash_hash_haproxy_djb2_avalanche, "HAProxy's djb2 avalanche: djb2, then full_hash"},
+	{"haproxy_wt6_avalanche", 32, chash_hash_haproxy_wt6_avalanche, "HAProxy's wt6 avalanche: wt6, then full_hash"},
+	{"haproxy_crc32_avalanche", 32, chash_hash_haproxy_crc32_avalanche, "HAProxy's crc32 avalanche: CRC-32, then full_hash"},
 	{"identity", 63, hash_identity, "the key as an integer, 0 to 2^63 - 1 (keys are decimal integers)", false, true},
 	{"int64", 64, hash_int64, "the key as a signed 64-bit integer, its two's complement bits (keys are decimal integers, as Java's long)", false, true},
 };

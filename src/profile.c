@@ -112,6 +112,15 @@ static const ChashProfile chash_profiles[] = {
 		.checked_against = "nginx 1.22.1 (Debian 12) proxying to its own backends: the backend that answered each key",
 	},
 	{
+		.name = "haproxy",
+		.system = "HAProxy 2.x, balance hdr(...) (or uri, url_param, ...) with hash-type consistent",
+		.algorithm = "haproxy",
+		.key_hash = "haproxy_sdbm_avalanche",
+		.settable = CHASH_SETTING_KEY_HASH,
+		.nodes = "a node per server line, named with the server's name, with its weight, and its ordinal equal to the server's id (show servers state); key_hash the backend's hash function: haproxy_sdbm, haproxy_djb2, haproxy_wt6, crc32, or their _avalanche forms",
+		.checked_against = "HAProxy 2.6.12 (Debian 12) in front of backends of its own: the server that answered each key, with every hash function, with and without avalanche, servers with and without ids",
+	},
+	{
 		.name = "dalli",
 		.system = "Dalli, Ruby's (and Rails') memcached client",
 		.algorithm = "dalli",

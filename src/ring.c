@@ -887,7 +887,8 @@ apply_lookup_rule(const ChashRingSpec *spec, ChashPoint *points,
 				  uint32 *npoints)
 {
 	uint32		n = *npoints;
-	int			bits = spec->hash->bits;
+	/* positions are in the keys' space: a tokens ring's hash is unused */
+	int			bits = spec->key_hash->bits;
 	uint64		space_mask = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
 
 	if (n == 0 || spec->lookup == CHASH_LOOKUP_SUCCESSOR)
@@ -910,6 +911,7 @@ apply_lookup_rule(const ChashRingSpec *spec, ChashPoint *points,
 	{
 		uint32		m = 0;
 		uint32		wrapped = 0;
+		uint64		first;
 
 		for (uint32 j = 0; j < n; j++)
 		{
@@ -917,9 +919,12 @@ apply_lookup_rule(const ChashRingSpec *spec, ChashPoint *points,
 				continue;
 			points[m++] = points[j];
 		}
+		first = points[0].position;
+
 		for (uint32 j = 0; j < m; j++)
 		{
-			uint64		next = points[(j + 1) % m].position;
+			/* the last point's neighbour is the first as it was */
+			uint64		next = j + 1 < m ? points[j + 1].position : first;
 			uint64		gap = (next - points[j].position) & space_mask;
 			uint64		end;
 

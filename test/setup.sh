@@ -17,9 +17,10 @@ packages=(
 	# spymemcached and Guava with a JDK to compile their route programs
 	redis-server redis-tools
 	openjdk-17-jdk-headless libspymemcached-java libguava-java
-	# nginx (its own instances only: the suite starts no system service),
+	# nginx and HAProxy (their own instances only: the suite starts no
+	# system service),
 	# and Dalli, with a Ruby to run it
-	nginx ruby ruby-dalli
+	nginx haproxy ruby ruby-dalli
 	# MariaDB's server and client binaries for the MySQL migration suite
 	# (the -core packages start no system server)
 	mariadb-server-core mariadb-client-core

@@ -25,6 +25,13 @@
 #   nginx         nginx 1.22.1 (Debian), hash $http_x_key consistent, proxying
 #                 to backends of its own in a network namespace of its own
 #                 (nginx_routes.py): the backend that answered each key
+#   haproxy       HAProxy 2.6.12 (Debian), balance hdr(X-Key) with hash-type
+#                 consistent and every hash function, with and without
+#                 avalanche, proxying to backends of its own on unix sockets
+#                 (haproxy_routes.py): the server that answered each key; the
+#                 ids HAProxy gave its servers are the nodes' ordinals, and
+#                 keys with ',' or '"' are left out (HAProxy hashes a
+#                 header's first comma-separated element)
 #   dalli         Dalli 3.0.6 (Debian's ruby-dalli): Dalli::Client routing
 #                 each key without a memcached (dalli_routes.rb)
 #   guava         Guava 31.1 (Debian's libguava-java): consistentHash(long,
@@ -97,7 +104,7 @@ export PGCLIENTENCODING=UTF8
 py=/usr/bin/python3		# the Debian Python, which has uhashring
 nkeys=${CHASH_COMPAT_KEYS:-50000}
 jobs=${CHASH_COMPAT_JOBS:-$(nproc 2>/dev/null || echo 2)}
-clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli)
+clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy)
 only=" ${CHASH_COMPAT_CLIENTS:-${clients[*]}} "
 db=chash_compat_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat.XXXXXX")
@@ -234,6 +241,20 @@ spymemcached | libmemcached format, tie                    | @tie               
 spymemcached | libmemcached format, tie, reversed          | @tie-reversed         | --format LIBMEMCACHED
 spymemcached | libmemcached format, weighted, 47 mixed     | 47 mixedport mixed    | --format LIBMEMCACHED --weighted
 spymemcached | libmemcached format, weighted, 100 equal    | 100 ip equal          | --format LIBMEMCACHED --weighted
+haproxy      | 1 server                                    | 1 hostname equal      |
+haproxy      | 2 servers, equal                            | 2 hostname equal      |
+haproxy      | 10 mixed weights (sdbm avalanche, default)  | 10 hostname mixed     |
+haproxy      | 100 mixed weights                           | 100 hostname mixed    |
+haproxy      | 1000 equal                                  | 1000 hostname equal   |
+haproxy      | 10 of weight 256                            | 10 hostname 256       |
+haproxy      | ids given to some servers                   | @haproxy-ids          |
+haproxy      | sdbm, 10 mixed weights                      | 10 hostname mixed     | --hash sdbm
+haproxy      | djb2, 10 mixed weights                      | 10 hostname mixed     | --hash djb2
+haproxy      | djb2 avalanche, 10 mixed weights            | 10 hostname mixed     | --hash djb2 --avalanche
+haproxy      | wt6, 10 mixed weights                       | 10 hostname mixed     | --hash wt6
+haproxy      | wt6 avalanche, 10 mixed weights             | 10 hostname mixed     | --hash wt6 --avalanche
+haproxy      | crc32, 10 mixed weights                     | 10 hostname mixed     | --hash crc32
+haproxy      | crc32 avalanche, 100 mixed weights          | 100 hostname mixed    | --hash crc32 --avalanche
 nginx        | 1 server                                    | 1 loopback equal      |
 nginx        | 2 servers, equal                            | 2 loopback equal      |
 nginx        | 10 mixed weights                            | 10 loopback mixed     |
@@ -281,6 +302,10 @@ write_list() {
 	# spymemcached names: "10.50.0.29:11211-17" and "10.50.0.202:11211-6"
 	# share point 1111001908, and a point of 10.50.0.58 one of 10.50.2.6
 	spy-tie) printf '%s\t1\n' 10.50.0.29:11211 10.50.0.202:11211 10.50.0.58:11211 10.50.2.6:11211 ;;
+	# HAProxy: b, e, g and j have ids (3, 2, 10, 1000); the others get
+	# theirs from HAProxy's counter (a 1, c 4, d 5, f 7, h 9, i 11, k 13)
+	haproxy-ids) printf '%s\t%s\t%s\n' a 1 '' b 2 3 c 1 '' d 3 '' e 1 2 f 1 '' g 5 10 h 1 '' \
+		i 2 '' j 1 1000 k 1 '' ;;
 	# nginx: point 120 of 127.3.0.241:20001 and point 158 of
 	# 127.3.3.209:20001 are both 2873687940
 	nginx-tie) printf '%s\t1\n' 127.3.0.241:20001 127.3.1.7:20001 127.3.3.209:20001 ;;
@@ -330,7 +355,7 @@ point_keys() {
 
 # The chash ring for a configuration: SQL that creates ring $1
 ring_sql() {
-	local ring=$1 client=$2 hash='' vnodes='' template='{node}&&VN{i}' first=0 o spy_profile=''
+	local ring=$1 client=$2 hash='' vnodes='' template='{node}&&VN{i}' first=0 o spy_profile='' avalanche=''
 	read -ra o <<<"$3"
 	set -- "${o[@]}"
 	while [ $# -gt 0 ]; do
@@ -342,6 +367,7 @@ ring_sql() {
 		--first) first=$2; shift 2 ;;
 		--format) [ "$2" = LIBMEMCACHED ] && spy_profile=_libmemcached${spy_profile}; shift 2 ;;
 		--weighted) spy_profile=${spy_profile}_weighted; shift ;;
+		--avalanche) avalanche=_avalanche; shift ;;
 		*) echo "compat: unknown client option $1" >&2; return 1 ;;
 		esac
 	done
@@ -365,6 +391,14 @@ ring_sql() {
 		echo "SELECT chash_ring_create('$ring', profile => 'spymemcached$spy_profile')" ;;
 	guava | nginx | dalli)
 		echo "SELECT chash_ring_create('$ring', profile => '$client')" ;;
+	haproxy)
+		# hash-type consistent alone: sdbm avalanche; crc32 is chash's crc32
+		case $hash$avalanche in
+		'' | _avalanche) hash=haproxy_sdbm_avalanche ;;
+		crc32) hash=crc32 ;;
+		*) hash=haproxy_$hash$avalanche ;;
+		esac
+		echo "SELECT chash_ring_create('$ring', profile => 'haproxy', key_hash => '$hash')" ;;
 	esac
 }
 
@@ -387,6 +421,8 @@ client_cmd() {
 			-cp "$work/java:/usr/share/java/guava.jar" GuavaRoutes) ;;
 	nginx) cmd=("$py" "$compat/nginx_routes.py") ;;
 	dalli) cmd=(/usr/bin/ruby "$compat/dalli_routes.rb") ;;
+	# the server ids HAProxy gave, which are the nodes' ordinals
+	haproxy) cmd=("$py" "$compat/haproxy_routes.py" "${o[@]}" --ids "$dir/ids.tsv") ;;
 	esac
 }
 
@@ -402,6 +438,7 @@ client_file() {
 	guava) echo "$compat/GuavaRoutes.java" ;;
 	nginx) echo "$compat/nginx_routes.py" ;;
 	dalli) echo "$compat/dalli_routes.rb" ;;
+	haproxy) echo "$compat/haproxy_routes.py" ;;
 	esac
 }
 
@@ -452,6 +489,9 @@ fi
 if want nginx; then
 	[ -x /usr/sbin/nginx ] || missing+=("nginx: /usr/sbin/nginx is not installed (nginx)")
 fi
+if want haproxy; then
+	[ -x /usr/sbin/haproxy ] || missing+=("haproxy: /usr/sbin/haproxy is not installed (haproxy)")
+fi
 if want dalli; then
 	[ -x /usr/bin/ruby ] && /usr/bin/ruby -e 'require "dalli"' 2>/dev/null ||
 		missing+=("dalli: /usr/bin/ruby with dalli is needed (ruby, ruby-dalli)")
@@ -465,6 +505,11 @@ fi
 # --- inputs -------------------------------------------------------------------
 t0=$(now_us)
 $py "$compat/keys.py" "$nkeys" 20240601 >"$work/keys.txt"
+# HAProxy hashes a header's first comma-separated element: its keys are
+# those without ',' or '"', of a sixth more
+if want haproxy; then
+	$py "$compat/keys.py" $((nkeys * 6 / 5)) 20240601 | grep -v '[,"]' >"$work/keys_haproxy.txt"
+fi
 # Guava's keys are longs: random ones, the extremes, and keys where Guava
 # and the paper's jump hash part ways (its generator's int overflow at
 # 975451704, 1950903408, -1378162610, 306526976, 232648731, -1981240395,
@@ -501,10 +546,13 @@ while IFS='|' read -r client label servers opts; do
 	{
 		if [ "$client" = guava ]; then
 			cat "$work/longs.txt"
+		elif [ "$client" = haproxy ]; then
+			cat "$work/keys_haproxy.txt"
 		else
 			cat "$work/keys.txt"
 		fi
-		if [ "$client" = guava ] || [ "$client" = nginx ] || [ "$client" = dalli ]; then
+		if [ "$client" = guava ] || [ "$client" = nginx ] || [ "$client" = dalli ] ||
+			[ "$client" = haproxy ]; then
 			:	# keys are not named as points: crc32 of a name is no point
 		elif [ "$client" = spymemcached ] && [[ $opts == *LIBMEMCACHED* ]]; then
 			point_keys spymemcached-lib "$dir/servers.tsv"
@@ -543,6 +591,13 @@ CREATE TEMP TABLE t (id integer GENERATED ALWAYS AS IDENTITY, key text, expected
 SELECT format('SELECT chash_node_add(%L, %L, weight => %s)', :'ring', name, weight)
 FROM s ORDER BY ord \gexec
 \o
+\if :{?ids}
+-- HAProxy's server ids, the nodes' ordinals
+CREATE TEMP TABLE ids (name text, id bigint);
+\copy ids FROM 'ids.copy'
+UPDATE chash.node_config n SET ordinal = ids.id FROM ids
+WHERE n.ring = :'ring' AND n.node = ids.name;
+\endif
 CREATE TEMP TABLE r AS
 SELECT id, key, expected, chash_lookup(:'ring', key) AS got, chash_position(:'ring', key) AS pos
 FROM t;
@@ -629,13 +684,15 @@ run_config() {
 
 	# keys have no tabs; backslashes are COPY's escapes
 	paste "$dir/keys.txt" "$dir/routes.txt" | sed 's/\\/\\\\/g' >"$dir/data.copy"
-	sed 's/\\/\\\\/g' "$dir/servers.tsv" >"$dir/servers.copy"
+	cut -f1,2 "$dir/servers.tsv" | sed 's/\\/\\\\/g' >"$dir/servers.copy"
+	[ ! -f "$dir/ids.tsv" ] || sed 's/\\/\\\\/g' "$dir/ids.tsv" >"$dir/ids.copy"
 	start=$(now_us)
 	rc=0
 	(
 		cd "$dir"
 		opts=(-X -q -d "$db" -v ring="compat_$i" -f "$work/check.sql")
 		[ -f positions.copy ] && opts+=(-v positions=1)
+		[ -f ids.copy ] && opts+=(-v ids=1)
 		"$bindir/psql" "${opts[@]}"
 	) >"$dir/check.out" 2>"$dir/check.err" || rc=$?
 	chash_us=$(($(now_us) - start))

@@ -438,6 +438,56 @@ INSERT INTO vectors (hash, source, input, key_text, expected) VALUES
 	('sha1_be32', 'sha1', '', '', 'da39a3ee');
 SELECT hash, input, got, expected, ok FROM results WHERE source = 'sha1' ORDER BY id;
 
+--
+-- HAProxy's key hashes: sdbm and djb2 against their definitions written
+-- here (Ozan Yigit's page, http://www.cse.yorku.ca/~oz/hash.html: sdbm
+-- h = c + (h << 6) + (h << 16) - h, djb2 h = h * 33 + c from 5381, in
+-- 32 bits over unsigned bytes), the avalanche forms as full_hash (Bob
+-- Jenkins's integer hash, http://burtleburtle.net/bob/hash/integer.html,
+-- times 3221225473) of them, on every text key of the vectors above; wt6,
+-- which only HAProxy has, with HAProxy itself in test/scripts/compat.sh
+--
+CREATE FUNCTION pg_temp.u32(v bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS
+	$$ SELECT v & 4294967295 $$;
+CREATE FUNCTION pg_temp.sdbm(b bytea) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE h bigint := 0;
+BEGIN
+	FOR i IN 0 .. length(b) - 1 LOOP
+		h := pg_temp.u32(get_byte(b, i) + (h << 6) + (h << 16) - h);
+	END LOOP;
+	RETURN h;
+END $$;
+CREATE FUNCTION pg_temp.djb2(b bytea) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE h bigint := 5381;
+BEGIN
+	FOR i IN 0 .. length(b) - 1 LOOP
+		h := pg_temp.u32(h * 33 + get_byte(b, i));
+	END LOOP;
+	RETURN h;
+END $$;
+CREATE FUNCTION pg_temp.full_hash(a bigint) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+	SELECT ((a6::numeric * 3221225473) % 4294967296)::bigint
+	FROM (SELECT a) s0,
+	LATERAL (SELECT pg_temp.u32((a + 2127912214) + (a << 12)) AS a1) s1,
+	LATERAL (SELECT pg_temp.u32((a1 # 3345072700) # (a1 >> 19)) AS a2) s2,
+	LATERAL (SELECT pg_temp.u32((a2 + 374761393) + (a2 << 5)) AS a3) s3,
+	LATERAL (SELECT pg_temp.u32((a3 + 3550635116) # pg_temp.u32(a3 << 9)) AS a4) s4,
+	LATERAL (SELECT pg_temp.u32((a4 + 4251993797) + (a4 << 3)) AS a5) s5,
+	LATERAL (SELECT pg_temp.u32((a5 # 3042594569) # (a5 >> 16)) AS a6) s6
+$$;
+SELECT count(*) AS keys,
+	   count(*) FILTER (WHERE chash_hash('haproxy_sdbm', k) = pg_temp.sdbm(convert_to(k, 'UTF8'))) AS sdbm,
+	   count(*) FILTER (WHERE chash_hash('haproxy_djb2', k) = pg_temp.djb2(convert_to(k, 'UTF8'))) AS djb2,
+	   count(*) FILTER (WHERE chash_hash('haproxy_sdbm_avalanche', k) =
+							  pg_temp.full_hash(pg_temp.sdbm(convert_to(k, 'UTF8')))) AS sdbm_avalanche,
+	   count(*) FILTER (WHERE chash_hash('haproxy_djb2_avalanche', k) =
+							  pg_temp.full_hash(pg_temp.djb2(convert_to(k, 'UTF8')))) AS djb2_avalanche,
+	   count(*) FILTER (WHERE chash_hash('haproxy_wt6_avalanche', k) =
+							  pg_temp.full_hash(chash_hash('haproxy_wt6', k))) AS wt6_avalanche,
+	   count(*) FILTER (WHERE chash_hash('haproxy_crc32_avalanche', k) =
+							  pg_temp.full_hash(chash_hash('crc32', k))) AS crc32_avalanche
+FROM (SELECT DISTINCT key_text AS k FROM vectors WHERE key_text IS NOT NULL) v;
+
 -- MySQL's CRC32(), the examples of the MySQL Reference Manual, Mathematical
 -- Functions, CRC32()
 -- (https://dev.mysql.com/doc/refman/8.0/en/mathematical-functions.html#function_crc32),

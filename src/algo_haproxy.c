@@ -1,0 +1,110 @@
+/*-------------------------------------------------------------------------
+ *
+ * algo_haproxy.c
+ *	  The "haproxy" algorithm: HAProxy's "hash-type consistent" (2.x).
+ *
+ * lb_chash.c gives a server of weight w (1 to 256) 16 * w points, point j
+ * at full_hash(puid * 4096 + j) in 32-bit arithmetic, puid being the
+ * server's id: here the node's ordinal.  HAProxy numbers the servers of a
+ * backend that have no "id" 1, 2, ... in the order listed (taking the
+ * first id not in use); set the ordinals to the ids its stats socket
+ * shows ("show servers state").  A key, hashed by one of HAProxy's key
+ * hashes, goes to the nearest point, the one before on an equal distance
+ * (the lookup rule nearest).  A node's points depend on its id and weight
+ * alone; full_hash is a bijection, so two servers share a point only if
+ * their ids are equal modulo 2^20.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "miscadmin.h"
+
+#include "hash_haproxy.h"
+#include "placement.h"
+
+#define HAPROXY_WEIGHT_SCALE	16	/* BE_WEIGHT_SCALE */
+#define HAPROXY_MAX_WEIGHT		256 /* SRV_UWGHT_MAX */
+#define HAPROXY_EWGHT_RANGE		4096	/* SRV_EWGHT_RANGE */
+
+static void
+haproxy_prepare(ChashRingSpec *spec)
+{
+	chash_refuse_variant(spec);
+	if (spec->key_hash->bits != 32)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("haproxy rings hash keys to 32 bits, not with \"%s\"",
+						spec->key_hash->name),
+				 errdetail("\"%s\" gives %d-bit values; HAProxy's points are 32-bit.",
+						   spec->key_hash->name, spec->key_hash->bits),
+				 errhint("Use one of HAProxy's key hashes, as haproxy_sdbm_avalanche (its default) or crc32.")));
+	if (spec->ties_name != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ties cannot be set for haproxy rings"),
+				 errdetail("HAProxy's servers share no point unless their ids are equal modulo 2^20.")));
+	spec->ties = CHASH_TIES_FIRST;
+	spec->lookup = CHASH_LOOKUP_NEAREST;
+}
+
+/* 16 points a unit of weight; checked here, with the node alone */
+static int64
+haproxy_node_points(const ChashRingSpec *spec, int node)
+{
+	const ChashNodeSpec *n = &spec->nodes[node];
+
+	if (n->weight != floor(n->weight) || n->weight > HAPROXY_MAX_WEIGHT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("weights of the nodes of a haproxy ring are integers from 1 to %d",
+						HAPROXY_MAX_WEIGHT),
+				 errdetail("Node \"%s\" of ring \"%s\" has weight %.15g.",
+						   chash_message_name(n->name, n->name_len),
+						   spec->name, n->weight)));
+	if (!n->active)
+		return 0;
+	return (int64) n->weight * HAPROXY_WEIGHT_SCALE;
+}
+
+static void
+haproxy_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
+{
+	const ChashNodeSpec *n = &spec->nodes[node];
+	int64		count = haproxy_node_points(spec, node);
+	uint32		base = (uint32) ((uint64) n->ordinal * HAPROXY_EWGHT_RANGE);
+
+	for (int64 j = 0; j < count; j++)
+	{
+		out[j].position = chash_haproxy_full_hash(base + (uint32) j);
+		out[j].node = node;
+		out[j].vnode = (uint32) j;
+	}
+}
+
+/* A point is node j of its server: 'server~j' */
+static void
+haproxy_point_label(const ChashRingSpec *spec, int node, uint32 vnode,
+					StringInfo buf)
+{
+	const ChashNodeSpec *n = &spec->nodes[node];
+
+	appendBinaryStringInfo(buf, n->name, n->name_len);
+	appendStringInfo(buf, "~%u", vnode);
+}
+
+const ChashAlgorithm chash_algorithm_haproxy = {
+	.name = "haproxy",
+	.default_hash = "crc32",
+	.default_vnode_name = "{node}#{i}",
+	.prepare = haproxy_prepare,
+	.node_points = haproxy_node_points,
+	.node_build = haproxy_node_build,
+	.point_label = haproxy_point_label,
+	.kind = CHASH_PLACEMENT_POINTS,
+	.weighted = true,
+	.node_points_alone = true,
+	.description = "HAProxy's hash-type consistent: 16 points per unit of weight at full_hash(id * 4096 + j), keys to the nearest point",
+};
