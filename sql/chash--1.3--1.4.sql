@@ -204,14 +204,22 @@ BEGIN
 	END IF;
 	-- tables of slots have a size: the ring's, or the algorithm's default
 	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag,
-		   coalesce(c.table_size, CASE c.algorithm WHEN 'slots' THEN 16384 WHEN 'maglev' THEN 65537 END) AS size
+		   coalesce(c.table_size, CASE c.algorithm WHEN 'slots' THEN 16384 WHEN 'maglev' THEN 65537
+								  WHEN 'elasticsearch' THEN (
+									  SELECT (count(*) << greatest(1, 10 - ceil(log(2, greatest(count(*), 1)))::integer))::integer
+									  FROM chash.node_config n
+									  WHERE n.ring = c.ring AND n.state = 'active') END) AS size
 	INTO a FROM chash.ring_config c WHERE c.ring = from_ring;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
 			MESSAGE = format('ring "%s" does not exist', chash.message_name(from_ring));
 	END IF;
 	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag,
-		   coalesce(c.table_size, CASE c.algorithm WHEN 'slots' THEN 16384 WHEN 'maglev' THEN 65537 END) AS size
+		   coalesce(c.table_size, CASE c.algorithm WHEN 'slots' THEN 16384 WHEN 'maglev' THEN 65537
+								  WHEN 'elasticsearch' THEN (
+									  SELECT (count(*) << greatest(1, 10 - ceil(log(2, greatest(count(*), 1)))::integer))::integer
+									  FROM chash.node_config n
+									  WHERE n.ring = c.ring AND n.state = 'active') END) AS size
 	INTO b FROM chash.ring_config c WHERE c.ring = to_ring;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION USING ERRCODE = 'undefined_object',

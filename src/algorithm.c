@@ -26,6 +26,7 @@ static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_nginx,
 	&chash_algorithm_dalli,
 	&chash_algorithm_haproxy,
+	&chash_algorithm_elasticsearch,
 };
 
 /* The algorithm of that name, or NULL */

@@ -315,6 +315,54 @@ utf16_next(Utf16Reader *r, uint32 *unit)
 	return true;
 }
 
+/*
+ * Elasticsearch's Murmur3HashFunction.hash(String): MurmurHash3_x86_32,
+ * seed 0, over the string's UTF-16 code units written little-endian, as
+ * Lucene's StringHelper.murmurhash3_x86_32 of them; two units make a block
+ */
+static uint64
+hash_es_murmur3(const unsigned char *data, size_t len)
+{
+	const uint32 c1 = 0xcc9e2d51;
+	const uint32 c2 = 0x1b873593;
+	Utf16Reader r = {data, data + len, 0};
+	uint32		h = 0;
+	uint32		units = 0;
+	uint32		u0;
+	uint32		u1;
+	uint32		k;
+
+	while (utf16_next(&r, &u0))
+	{
+		units++;
+		if (!utf16_next(&r, &u1))
+		{
+			/* a lone last unit: a tail of two bytes */
+			k = u0;
+			k *= c1;
+			k = rotl32(k, 15);
+			k *= c2;
+			h ^= k;
+			break;
+		}
+		units++;
+		k = u0 | (u1 << 16);
+		k *= c1;
+		k = rotl32(k, 15);
+		k *= c2;
+		h ^= k;
+		h = rotl32(h, 13);
+		h = h * 5 + 0xe6546b64;
+	}
+	h ^= units * 2;
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	return h;
+}
+
 /* x >> k on a Java int or long: arithmetic */
 static inline uint32
 java_sar32(uint32 x, int k)
@@ -475,6 +523,7 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"java_fnv32", 32, hash_java_fnv32, "Java ring code: FNV-1a over UTF-16 units in int arithmetic, mixed, Math.abs", true},
 	{"java_fnv64", 64, hash_java_fnv64, "Java ring code: java_fnv32's steps in long arithmetic, Math.abs", true},
 	{"java_hashcode", 32, hash_java_hashcode, "Java: Math.abs(String.hashCode())", true},
+	{"es_murmur3", 32, hash_es_murmur3, "Elasticsearch's routing hash: MurmurHash3 x86 32-bit over the UTF-16 code units, little-endian", true},
 	/* nutcracker's key hashes where they differ from the ones above */
 	{"twemproxy_one_at_a_time", 32, chash_hash_twemproxy_one_at_a_time, "twemproxy's one_at_a_time: Jenkins's one-at-a-time, bytes as signed char"},
 	{"twemproxy_crc16", 32, chash_hash_twemproxy_crc16, "twemproxy's crc16: CRC-16/XMODEM in an unmasked 32-bit register"},

@@ -193,6 +193,7 @@ extern const ChashAlgorithm chash_algorithm_slots;
 extern const ChashAlgorithm chash_algorithm_nginx;
 extern const ChashAlgorithm chash_algorithm_dalli;
 extern const ChashAlgorithm chash_algorithm_haproxy;
+extern const ChashAlgorithm chash_algorithm_elasticsearch;
 
 /*
  * Virtual node names from a template with {node} and {i} (template.c):

@@ -121,6 +121,15 @@ static const ChashProfile chash_profiles[] = {
 		.checked_against = "HAProxy 2.6.12 (Debian 12) in front of backends of its own: the server that answered each key, with every hash function, with and without avalanche, servers with and without ids",
 	},
 	{
+		.name = "elasticsearch",
+		.system = "Elasticsearch (and OpenSearch) document routing of indices created by 7.0 or later: a document's shard by its _routing or _id",
+		.algorithm = "elasticsearch",
+		.key_hash = "es_murmur3",
+		.settable = CHASH_SETTING_TABLE_SIZE,
+		.nodes = "one node a shard, in shard order (node ordinal: shard 0 first); table_size the index's number_of_routing_shards if it was set or the index was split or shrunk",
+		.checked_against = "the hash by Lucene 8.8 (Debian 12's liblucene8-java, StringHelper.murmurhash3_x86_32) and Elasticsearch's published hash values; the shard rule from Elasticsearch's source (IndexRouting), with no server",
+	},
+	{
 		.name = "dalli",
 		.system = "Dalli, Ruby's (and Rails') memcached client",
 		.algorithm = "dalli",

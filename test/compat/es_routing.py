@@ -3,6 +3,11 @@
 
     /usr/bin/python3 es_routing.py --shards N [--routing-shards R]
         [--partition-size P] [--hash] KEYS > SHARDS
+    /usr/bin/python3 es_routing.py [--routing-shards R] --servers SERVERS KEYS > ROUTES
+
+With --servers (the compatibility suite's route programs' form), N is the
+number of "name<TAB>weight" lines of SERVERS, shard i the i-th, and ROUTES
+gets each key's shard by its name.
 
 KEYS has one line a document or value, UTF-8:
   "VALUE"            a _routing (or _id) value: its shard, as IndexRouting
@@ -103,12 +108,21 @@ def java_hashes(strings):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog=PROG)
-    p.add_argument("--shards", type=int, required=True, metavar="N")
+    p.add_argument("--shards", type=int, metavar="N")
+    p.add_argument("--servers", metavar="SERVERS")
     p.add_argument("--routing-shards", type=int, metavar="R")
     p.add_argument("--partition-size", type=int, default=1, metavar="P")
     p.add_argument("--hash", action="store_true")
     p.add_argument("keys", metavar="KEYS")
     args = p.parse_args(argv)
+    args.names = None
+    if args.servers is not None:
+        if args.shards is not None:
+            sys.exit(f"{PROG}: give --shards or --servers, not both")
+        args.names = [line.split("\t")[0] for line in read_lines(args.servers) if line]
+        args.shards = len(args.names)
+    if args.shards is None:
+        sys.exit(f"{PROG}: --shards or --servers is required")
     n = args.shards
     if n < 1:
         sys.exit(f"{PROG}: --shards must be >= 1")
@@ -177,7 +191,9 @@ def main(argv):
             out.append(str(shard(hi if hr is None else hr)))
         else:                           # partitioned document
             out.append(str(shard(hr + hi % p)))
-    sys.stdout.buffer.write("".join(line + "\n" for line in out).encode("ascii"))
+    if args.names is not None:
+        out = [args.names[int(line)] for line in out]
+    sys.stdout.buffer.write("".join(line + "\n" for line in out).encode("utf-8"))
 
 
 if __name__ == "__main__":

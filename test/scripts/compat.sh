@@ -25,6 +25,10 @@
 #   nginx         nginx 1.22.1 (Debian), hash $http_x_key consistent, proxying
 #                 to backends of its own in a network namespace of its own
 #                 (nginx_routes.py): the backend that answered each key
+#   elasticsearch Elasticsearch's routing: the hash by Debian's Lucene 8
+#                 (StringHelper.murmurhash3_x86_32 over the UTF-16 units, the
+#                 published values checked first), the shard rule of
+#                 IndexRouting written in es_routing.py: no server runs
 #   haproxy       HAProxy 2.6.12 (Debian), balance hdr(X-Key) with hash-type
 #                 consistent and every hash function, with and without
 #                 avalanche, proxying to backends of its own on unix sockets
@@ -104,7 +108,7 @@ export PGCLIENTENCODING=UTF8
 py=/usr/bin/python3		# the Debian Python, which has uhashring
 nkeys=${CHASH_COMPAT_KEYS:-50000}
 jobs=${CHASH_COMPAT_JOBS:-$(nproc 2>/dev/null || echo 2)}
-clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy)
+clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy elasticsearch)
 only=" ${CHASH_COMPAT_CLIENTS:-${clients[*]}} "
 db=chash_compat_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat.XXXXXX")
@@ -241,6 +245,15 @@ spymemcached | libmemcached format, tie                    | @tie               
 spymemcached | libmemcached format, tie, reversed          | @tie-reversed         | --format LIBMEMCACHED
 spymemcached | libmemcached format, weighted, 47 mixed     | 47 mixedport mixed    | --format LIBMEMCACHED --weighted
 spymemcached | libmemcached format, weighted, 100 equal    | 100 ip equal          | --format LIBMEMCACHED --weighted
+elasticsearch | 1 shard (1024 routing shards)              | 1 hostname equal      |
+elasticsearch | 2 shards (1024)                            | 2 hostname equal      |
+elasticsearch | 3 shards (768)                             | 3 hostname equal      |
+elasticsearch | 5 shards (640)                             | 5 hostname equal      |
+elasticsearch | 8 shards (1024)                            | 8 hostname equal      |
+elasticsearch | 6 shards split from 3 (768)                | 6 hostname equal      | --routing-shards 768
+elasticsearch | 10 shards of an index before 7.0 (10)      | 10 hostname equal     | --routing-shards 10
+elasticsearch | 100 shards (200)                           | 100 hostname equal    |
+elasticsearch | 1000 shards (2000)                         | 1000 hostname equal   |
 haproxy      | 1 server                                    | 1 hostname equal      |
 haproxy      | 2 servers, equal                            | 2 hostname equal      |
 haproxy      | 10 mixed weights (sdbm avalanche, default)  | 10 hostname mixed     |
@@ -356,6 +369,7 @@ point_keys() {
 # The chash ring for a configuration: SQL that creates ring $1
 ring_sql() {
 	local ring=$1 client=$2 hash='' vnodes='' template='{node}&&VN{i}' first=0 o spy_profile='' avalanche=''
+	local table_size=NULL
 	read -ra o <<<"$3"
 	set -- "${o[@]}"
 	while [ $# -gt 0 ]; do
@@ -368,6 +382,7 @@ ring_sql() {
 		--format) [ "$2" = LIBMEMCACHED ] && spy_profile=_libmemcached${spy_profile}; shift 2 ;;
 		--weighted) spy_profile=${spy_profile}_weighted; shift ;;
 		--avalanche) avalanche=_avalanche; shift ;;
+		--routing-shards) table_size=$2; shift 2 ;;
 		*) echo "compat: unknown client option $1" >&2; return 1 ;;
 		esac
 	done
@@ -391,6 +406,8 @@ ring_sql() {
 		echo "SELECT chash_ring_create('$ring', profile => 'spymemcached$spy_profile')" ;;
 	guava | nginx | dalli)
 		echo "SELECT chash_ring_create('$ring', profile => '$client')" ;;
+	elasticsearch)
+		echo "SELECT chash_ring_create('$ring', profile => 'elasticsearch', table_size => $table_size)" ;;
 	haproxy)
 		# hash-type consistent alone: sdbm avalanche; crc32 is chash's crc32
 		case $hash$avalanche in
@@ -423,6 +440,7 @@ client_cmd() {
 	dalli) cmd=(/usr/bin/ruby "$compat/dalli_routes.rb") ;;
 	# the server ids HAProxy gave, which are the nodes' ordinals
 	haproxy) cmd=("$py" "$compat/haproxy_routes.py" "${o[@]}" --ids "$dir/ids.tsv") ;;
+	elasticsearch) cmd=("$py" "$compat/es_routing.py" "${o[@]}" --servers) ;;
 	esac
 }
 
@@ -439,6 +457,7 @@ client_file() {
 	nginx) echo "$compat/nginx_routes.py" ;;
 	dalli) echo "$compat/dalli_routes.rb" ;;
 	haproxy) echo "$compat/haproxy_routes.py" ;;
+	elasticsearch) echo "$compat/es_routing.py" ;;
 	esac
 }
 
@@ -488,6 +507,11 @@ if want guava; then
 fi
 if want nginx; then
 	[ -x /usr/sbin/nginx ] || missing+=("nginx: /usr/sbin/nginx is not installed (nginx)")
+fi
+if want elasticsearch; then
+	command -v java >/dev/null && command -v javac >/dev/null &&
+		compgen -G '/usr/share/java/lucene-core-*.jar' >/dev/null ||
+		missing+=("elasticsearch: a JDK and Lucene's jar are needed (openjdk-17-jdk-headless, liblucene8-java)")
 fi
 if want haproxy; then
 	[ -x /usr/sbin/haproxy ] || missing+=("haproxy: /usr/sbin/haproxy is not installed (haproxy)")
@@ -587,9 +611,15 @@ CREATE TEMP TABLE t (id integer GENERATED ALWAYS AS IDENTITY, key text, expected
 \copy t (key, expected) FROM 'data.copy'
 \i ring.sql
 \o /dev/null
--- in the client's server-list order, which decides ties
+-- in the client's server-list order, which decides ties; an index's
+-- shards at once (its routing shards are a multiple of their number)
+\if :{?one_statement}
+INSERT INTO chash.node_config (ring, node, weight, ordinal)
+SELECT :'ring', name, weight, ord FROM s ORDER BY ord;
+\else
 SELECT format('SELECT chash_node_add(%L, %L, weight => %s)', :'ring', name, weight)
 FROM s ORDER BY ord \gexec
+\endif
 \o
 \if :{?ids}
 -- HAProxy's server ids, the nodes' ordinals
@@ -693,6 +723,7 @@ run_config() {
 		opts=(-X -q -d "$db" -v ring="compat_$i" -f "$work/check.sql")
 		[ -f positions.copy ] && opts+=(-v positions=1)
 		[ -f ids.copy ] && opts+=(-v ids=1)
+		[ "$client" = elasticsearch ] && opts+=(-v one_statement=1)
 		"$bindir/psql" "${opts[@]}"
 	) >"$dir/check.out" 2>"$dir/check.err" || rc=$?
 	chash_us=$(($(now_us) - start))

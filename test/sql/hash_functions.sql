@@ -488,6 +488,25 @@ SELECT count(*) AS keys,
 							  pg_temp.full_hash(chash_hash('crc32', k))) AS crc32_avalanche
 FROM (SELECT DISTINCT key_text AS k FROM vectors WHERE key_text IS NOT NULL) v;
 
+--
+-- Elasticsearch's routing hash: the values of its Murmur3HashFunctionTests
+-- (elastic/elasticsearch, server/src/test/.../Murmur3HashFunctionTests.java),
+-- murmur3 over the UTF-16 units, a character outside the BMP as two
+--
+INSERT INTO vectors (hash, source, input, key_text, expected)
+SELECT 'es_murmur3', 'es', k, k, e FROM (VALUES
+	('00000000', ''), ('3fb8ba02', 'h'), ('ce30a49f', 'he'), ('0c7cee6b', 'hel'),
+	('5a0cb7c3', 'hell'), ('d7c31989', 'hello'), ('22ab2984', 'hello w'),
+	('df0ca123', 'hello wo'), ('e7744d61', 'hello wor'), ('51837ec6', 'hello worl'),
+	('64b256a4', 'hello world'), ('da1575e5', 'hello world!'),
+	('8ded82be', 'Γειά σου Κόσμε'),
+	('e07db09c', 'The quick brown fox jumps over the lazy dog'),
+	('4e63d2ad', 'The quick brown fox jumps over the lazy cog'),
+	('8274606c', 'Supplementary planes too 🙂')
+) v(e, k);
+-- (the emoji last: psql before 15 gives emoji another width)
+SELECT hash, got, expected, ok, input FROM results WHERE source = 'es' ORDER BY id;
+
 -- MySQL's CRC32(), the examples of the MySQL Reference Manual, Mathematical
 -- Functions, CRC32()
 -- (https://dev.mysql.com/doc/refman/8.0/en/mathematical-functions.html#function_crc32),

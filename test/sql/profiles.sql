@@ -66,10 +66,14 @@ DECLARE
 BEGIN
 	FOR r IN SELECT ring FROM chash.ring_config WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%' LOOP
 		PERFORM chash_node_add(r, '10.0.0.' || i || ':6379',
-							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump)$'
+							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump|elasticsearch)$'
 									THEN 1 ELSE i % 3 + 1 END)
 		FROM generate_series(1, 7) i;
 	END LOOP;
+	-- the same ordinals in both rings: HAProxy's ids are the ordinals
+	UPDATE chash.node_config
+	SET ordinal = split_part(split_part(node, ':', 1), '.', 4)::integer
+	WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%';
 END
 $$;
 -- (the jump profiles take integer keys)
@@ -277,6 +281,50 @@ SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'haprox
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'haproxy', algorithm => 'ring')$$);
 SELECT chash_ring_create('hap_djb2', profile => 'haproxy', key_hash => 'haproxy_djb2');
 SELECT chash_ring_drop(r) FROM unnest(ARRAY['hap', 'hap_djb2']) r;
+
+-- Elasticsearch: shard floorMod(h, R) / (R / n) of the signed hash, R
+-- the routing shards (table_size), by default n << max(1, 10 - ceil(log2
+-- n)) for indices of 7.0 and later
+DO $$
+BEGIN
+	FOR n IN 1 .. 9 LOOP
+		PERFORM chash_ring_create('es' || n, profile => 'elasticsearch');
+		PERFORM chash_node_add('es' || n, 'shard' || i) FROM generate_series(0, n - 1) i;
+	END LOOP;
+END
+$$;
+SELECT substr(r.ring, 3)::int AS shards, sum(upper(x.slots) - lower(x.slots)) AS routing_shards,
+	   count(DISTINCT x.node) AS owners
+FROM chash.ring_config r, chash_slot_ranges(r.ring) x WHERE r.ring ~ '^es[0-9]$'
+GROUP BY r.ring ORDER BY 1;
+-- each key against the rule computed here from its hash
+SELECT substr(r.ring, 3)::int AS shards, count(*) AS keys,
+	   count(*) FILTER (WHERE chash_lookup(r.ring, 'doc-' || k) =
+		   'shard' || (((h % rs) + rs) % rs) / (rs / substr(r.ring, 3)::int)) AS agree
+FROM chash.ring_config r, generate_series(1, 1000) k,
+	 LATERAL (SELECT (chash_position(r.ring, 'doc-' || k) # 2147483648) - 2147483648 AS h) s,
+	 LATERAL (SELECT sum(upper(x.slots) - lower(x.slots)) AS rs FROM chash_slot_ranges(r.ring) x) t
+WHERE r.ring ~ '^es[0-9]$'
+GROUP BY r.ring ORDER BY 1;
+-- exact shares: 2^32 hashes over R residues
+SELECT ring, round(sum(owned)::numeric, 12) AS total, count(*) AS shards,
+	   round(min(owned)::numeric, 9) AS least, round(max(owned)::numeric, 9) AS most
+FROM (SELECT r.ring, o.owned FROM chash.ring_config r, chash_ownership(r.ring, 1) o
+	  WHERE r.ring IN ('es3', 'es5', 'es7')) x
+GROUP BY ring ORDER BY ring;
+-- a split of 3 shards into 6 keeps R = 768: shard i's slots go half to
+-- new shard 2i and half to 2i + 1.  R must stay a multiple of the shards,
+-- so they come in one statement, as an index's do
+SELECT chash_ring_create('es3to6', profile => 'elasticsearch', table_size => 768);
+INSERT INTO chash.node_config (ring, node, ordinal)
+SELECT 'es3to6', 'shard' || i, i FROM generate_series(0, 5) i;
+SELECT * FROM chash_moved_slots('es3', 'es3to6');
+SELECT pg_temp.expect_error($$SELECT chash_node_add('es3to6', 'shard6')$$);
+SELECT pg_temp.expect_error($$SELECT chash_node_set('es3to6', 'shard5', state => 'down')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'elasticsearch', table_size => 0)$$);
+SELECT pg_temp.expect_error($$SELECT chash_node_add('es3', 'heavy', 2)$$);
+SELECT count(*) AS dropped FROM (SELECT chash_ring_drop(ring) FROM chash.ring_config
+								 WHERE ring ~ '^es') x;
 
 --
 -- Hash tags
