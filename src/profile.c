@@ -138,6 +138,17 @@ static const ChashProfile chash_profiles[] = {
 		.checked_against = "Dalli 3.0.6 (Debian 12's ruby-dalli, Ruby 3.1): Dalli::Client routing each key",
 	},
 	{
+		.name = "groupcache",
+		.system = "groupcache's consistenthash (Go), as its HTTPPool uses it",
+		.hash = "crc32",
+		.vnodes = 50,
+		.vnode_name = "{i}{node}",
+		.ties = "last",
+		.settable = CHASH_SETTING_VNODES | CHASH_SETTING_HASH | CHASH_SETTING_KEY_HASH,
+		.nodes = "the peers given to Add(), in their order, weights 1; vnodes the replicas given to consistenthash.New (HTTPPool's 50)",
+		.checked_against = "groupcache (Debian 12's golang-github-golang-groupcache-dev, Go 1.19): consistenthash.Map.Get()",
+	},
+	{
 		.name = "guava",
 		.system = "Guava's Hashing.consistentHash(long, int), Java's jump hash",
 		.algorithm = "jump",

@@ -17,8 +17,9 @@ packages=(
 	# spymemcached and Guava with a JDK to compile their route programs
 	redis-server redis-tools
 	openjdk-17-jdk-headless libspymemcached-java libguava-java
-	# Lucene, whose hash is Elasticsearch's routing hash
-	liblucene8-java
+	# Lucene, whose hash is Elasticsearch's routing hash; groupcache's Go
+	# source and the Go to build it
+	liblucene8-java golang-go golang-github-golang-groupcache-dev
 	# nginx and HAProxy (their own instances only: the suite starts no
 	# system service),
 	# and Dalli, with a Ruby to run it

@@ -25,6 +25,8 @@
 #   nginx         nginx 1.22.1 (Debian), hash $http_x_key consistent, proxying
 #                 to backends of its own in a network namespace of its own
 #                 (nginx_routes.py): the backend that answered each key
+#   groupcache    groupcache's consistenthash (Debian's Go package, built
+#                 here with Debian's Go: groupcache_routes.go)
 #   elasticsearch Elasticsearch's routing: the hash by Debian's Lucene 8
 #                 (StringHelper.murmurhash3_x86_32 over the UTF-16 units, the
 #                 published values checked first), the shard rule of
@@ -108,7 +110,7 @@ export PGCLIENTENCODING=UTF8
 py=/usr/bin/python3		# the Debian Python, which has uhashring
 nkeys=${CHASH_COMPAT_KEYS:-50000}
 jobs=${CHASH_COMPAT_JOBS:-$(nproc 2>/dev/null || echo 2)}
-clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy elasticsearch)
+clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy elasticsearch groupcache)
 only=" ${CHASH_COMPAT_CLIENTS:-${clients[*]}} "
 db=chash_compat_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat.XXXXXX")
@@ -245,6 +247,15 @@ spymemcached | libmemcached format, tie                    | @tie               
 spymemcached | libmemcached format, tie, reversed          | @tie-reversed         | --format LIBMEMCACHED
 spymemcached | libmemcached format, weighted, 47 mixed     | 47 mixedport mixed    | --format LIBMEMCACHED --weighted
 spymemcached | libmemcached format, weighted, 100 equal    | 100 ip equal          | --format LIBMEMCACHED --weighted
+groupcache   | 1 peer                                      | 1 hostname equal      |
+groupcache   | 2 peers                                     | 2 hostname equal      |
+groupcache   | 10 peers                                    | 10 port equal         |
+groupcache   | 100 peers                                   | 100 hostname equal    |
+groupcache   | 1000 peers                                  | 1000 ip equal         |
+groupcache   | 10 UTF-8 names                              | 10 utf8 equal         |
+groupcache   | 10 peers, 160 replicas                      | 10 hostname equal     | --vnodes 160
+groupcache   | tie (the later peer wins)                   | @groupcache-tie       | --vnodes 1
+groupcache   | tie, reversed                               | @groupcache-tie-reversed | --vnodes 1
 elasticsearch | 1 shard (1024 routing shards)              | 1 hostname equal      |
 elasticsearch | 2 shards (1024)                            | 2 hostname equal      |
 elasticsearch | 3 shards (768)                             | 3 hostname equal      |
@@ -315,6 +326,10 @@ write_list() {
 	# spymemcached names: "10.50.0.29:11211-17" and "10.50.0.202:11211-6"
 	# share point 1111001908, and a point of 10.50.0.58 one of 10.50.2.6
 	spy-tie) printf '%s\t1\n' 10.50.0.29:11211 10.50.0.202:11211 10.50.0.58:11211 10.50.2.6:11211 ;;
+	# groupcache: point 0 of h6ezxwvm8 and of wtclwf2jc are both
+	# crc32("0h6ezxwvm8") = crc32("0wtclwf2jc") = 3408942160
+	groupcache-tie) printf '%s\t1\n' h6ezxwvm8 peer-b wtclwf2jc ;;
+	groupcache-tie-reversed) printf '%s\t1\n' wtclwf2jc peer-b h6ezxwvm8 ;;
 	# HAProxy: b, e, g and j have ids (3, 2, 10, 1000); the others get
 	# theirs from HAProxy's counter (a 1, c 4, d 5, f 7, h 9, i 11, k 13)
 	haproxy-ids) printf '%s\t%s\t%s\n' a 1 '' b 2 3 c 1 '' d 3 '' e 1 2 f 1 '' g 5 10 h 1 '' \
@@ -406,6 +421,8 @@ ring_sql() {
 		echo "SELECT chash_ring_create('$ring', profile => 'spymemcached$spy_profile')" ;;
 	guava | nginx | dalli)
 		echo "SELECT chash_ring_create('$ring', profile => '$client')" ;;
+	groupcache)
+		echo "SELECT chash_ring_create('$ring', profile => 'groupcache'${vnodes:+, vnodes => $vnodes})" ;;
 	elasticsearch)
 		echo "SELECT chash_ring_create('$ring', profile => 'elasticsearch', table_size => $table_size)" ;;
 	haproxy)
@@ -441,6 +458,7 @@ client_cmd() {
 	# the server ids HAProxy gave, which are the nodes' ordinals
 	haproxy) cmd=("$py" "$compat/haproxy_routes.py" "${o[@]}" --ids "$dir/ids.tsv") ;;
 	elasticsearch) cmd=("$py" "$compat/es_routing.py" "${o[@]}" --servers) ;;
+	groupcache) cmd=("$work/groupcache_routes" ${o[@]/--vnodes/--replicas}) ;;
 	esac
 }
 
@@ -458,6 +476,7 @@ client_file() {
 	dalli) echo "$compat/dalli_routes.rb" ;;
 	haproxy) echo "$compat/haproxy_routes.py" ;;
 	elasticsearch) echo "$compat/es_routing.py" ;;
+	groupcache) echo "$compat/groupcache_routes.go" ;;
 	esac
 }
 
@@ -507,6 +526,15 @@ if want guava; then
 fi
 if want nginx; then
 	[ -x /usr/sbin/nginx ] || missing+=("nginx: /usr/sbin/nginx is not installed (nginx)")
+fi
+if want groupcache; then
+	if command -v go >/dev/null && [ -d /usr/share/gocode/src/github.com/golang/groupcache ]; then
+		GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOCACHE="$work/gocache" \
+			go build -o "$work/groupcache_routes" "$compat/groupcache_routes.go" ||
+			missing+=("groupcache: groupcache_routes.go does not build")
+	else
+		missing+=("groupcache: go and groupcache's source are needed (golang-go, golang-github-golang-groupcache-dev)")
+	fi
 fi
 if want elasticsearch; then
 	command -v java >/dev/null && command -v javac >/dev/null &&
