@@ -443,7 +443,7 @@ if [ -f /usr/include/libmemcached/memcached.h ] && command -v gcc >/dev/null &&
 	if [ -n "$pgcommon" ] &&
 		gcc -O2 -Wall -I"$("${PG_CONFIG:-pg_config}" --includedir-server)" -I"$root/src" \
 			-o "$work/core_bench" "$root/test/bench/core_bench.c" "$root/test/unit/server_stubs.c" \
-			"$root"/src/{ring,algorithm,hash,hash_twemproxy,template,rebalance,ownership,table}.o "$root"/src/algo_*.o \
+			"$root"/src/{ring,algorithm,hash,hash_twemproxy,hash_haproxy,template,rebalance,ownership,table}.o "$root"/src/algo_*.o \
 			"$pgcommon/libpgcommon.a" "$pgcommon/libpgport.a" -lz -lnettle -lm; then
 		core_ok=1
 	else

@@ -90,7 +90,7 @@ command -v "$cc" >/dev/null 2>&1 || { echo "fuzz: no $cc (set CHASH_FUZZ_CC)" >&
 
 mkdir -p "$dir"/{bin,obj,corpus,seeds,artifacts,logs}
 # the ring code, as test/scripts/unit.sh compiles it, and all of its pure files
-ring_code=(ring algorithm hash hash_twemproxy template rebalance ownership table)
+ring_code=(ring algorithm hash hash_twemproxy hash_haproxy template rebalance ownership table)
 for f in src/algo_*.c; do ring_code+=("$(basename "$f" .c)"); done
 # palloc'd memory is recorded by fuzz_support.c (see there), and errcode()
 # too, so that a harness can tell which ERROR it took back

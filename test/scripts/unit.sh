@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 gcc -O1 -g -Wall -ffp-contract=off -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-I"$("$pg_config" --includedir-server)" -Isrc -o "$work/ring_test" \
 	test/unit/ring_test.c test/unit/server_stubs.c \
-	src/{ring,algorithm,hash,hash_twemproxy,template,rebalance,ownership,table}.c src/algo_*.c \
+	src/{ring,algorithm,hash,hash_twemproxy,hash_haproxy,template,rebalance,ownership,table}.c src/algo_*.c \
 	"$libs/libpgcommon.a" "$libs/libpgport.a" -lz -lnettle -lm
 # rings are never freed in the test: no leak report
 ASAN_OPTIONS=detect_leaks=0 "$work/ring_test"
