@@ -4,14 +4,15 @@
  *		(chash_hash_count, chash_hash_at) on arbitrary bytes.
  *
  * The input is the key.  For each function:
- *	- the Java hashes (needs_utf8) raise an ERROR exactly when the bytes
+ *	- the hashes of Java strings (needs_utf8) raise an ERROR exactly when the bytes
  *	  are not UTF-8 (a plain RFC 3629 check written here, NUL allowed);
  *	  no other function raises one;
- *	- the value fits in the function's bits, and Math.abs's results are
- *	  non-negative but for Integer.MIN_VALUE / Long.MIN_VALUE;
+ *	- the value fits in the function's bits, and the java_ hashes' Math.abs
+ *	  results are non-negative but for Integer.MIN_VALUE / Long.MIN_VALUE;
  *	- the same bytes at another address, unaligned, hash alike;
  *	- java_hashcode equals String.hashCode() computed here from the UTF-16
- *	  units of the text, which checks hash.c's UTF-8 to UTF-16 walk;
+ *	  units of the text, which checks hash.c's UTF-8 to UTF-16 walk, and
+ *	  es_murmur3 murmur3_32 of those units written little-endian;
  *	- crc16 is the low 16 bits of twemproxy_crc16, and a key hashed by its
  *	  hash tag (chash_hash_tagged, the tag of the input's first two bytes)
  *	  hashes as the part a plain search here finds.
@@ -141,6 +142,78 @@ ref_decimal(const uint8 *data, size_t len, uint64 *value)
 	return true;
 }
 
+/*
+ * The same for a signed 64-bit integer, an optional '-' before its digits
+ * (int64): its two's complement bits
+ */
+static bool
+ref_decimal_int64(const uint8 *data, size_t len, uint64 *value)
+{
+	bool		negative = len > 0 && data[0] == '-';
+	uint64		v;
+
+	if (!negative)
+		return ref_decimal(data, len, value);
+	/* -2^63 is one past what ref_decimal takes */
+	if (len == 20 && memcmp(data, "-9223372036854775808", 20) == 0)
+	{
+		*value = UINT64CONST(1) << 63;
+		return true;
+	}
+	if (!ref_decimal(data + 1, len - 1, &v))
+		return false;
+	*value = (uint64) 0 - v;
+	return true;
+}
+
+/*
+ * Elasticsearch's routing hash of the text whose UTF-8 is data: its UTF-16
+ * units written little-endian, then chash's murmur3_32 of those bytes
+ */
+static uint64
+ref_es_murmur3(const uint8 *data, size_t len)
+{
+	uint8	   *buf = malloc(2 * len + 2);
+	size_t		out = 0;
+	size_t		i = 0;
+	uint64		h;
+
+	while (i < len)
+	{
+		uint32		cp;
+		int			n;
+		uint32		units[2];
+		int			nunits = 1;
+
+		if (data[i] < 0x80)
+			cp = data[i], n = 1;
+		else if (data[i] < 0xE0)
+			cp = data[i] & 0x1F, n = 2;
+		else if (data[i] < 0xF0)
+			cp = data[i] & 0x0F, n = 3;
+		else
+			cp = data[i] & 0x07, n = 4;
+		for (int k = 1; k < n; k++)
+			cp = (cp << 6) | (data[i + k] & 0x3F);
+		i += n;
+		units[0] = cp;
+		if (cp >= 0x10000)
+		{
+			units[0] = 0xD800 + ((cp - 0x10000) >> 10);
+			units[1] = 0xDC00 + ((cp - 0x10000) & 0x3FF);
+			nunits = 2;
+		}
+		for (int u = 0; u < nunits; u++)
+		{
+			buf[out++] = units[u] & 0xff;
+			buf[out++] = units[u] >> 8;
+		}
+	}
+	h = chash_hash_find("murmur3_32")->fn(buf, out);
+	free(buf);
+	return h;
+}
+
 /* Math.abs(s.hashCode()) of the text whose UTF-8 is data */
 static uint32
 ref_java_hashcode(const uint8 *data, size_t len)
@@ -229,11 +302,13 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 		else if (h->integer_keys)
 		{
 			uint64		want;
-			bool		decimal = ref_decimal(data, size, &want);
+			bool		decimal = strcmp(h->name, "int64") == 0 ?
+				ref_decimal_int64(data, size, &want) :
+				ref_decimal(data, size, &want);
 
 			fuzz_check(ok == decimal, "%s: %s for %s", h->name,
 					   ok ? "no ERROR" : "an ERROR",
-					   decimal ? "an integer from 0 to 2^63 - 1" : "another key");
+					   decimal ? "an integer in the hash's range" : "another key");
 			fuzz_check(!ok || c.value == want, "%s: 0x%llx, the key is 0x%llx",
 					   h->name, (unsigned long long) c.value,
 					   (unsigned long long) want);
@@ -249,7 +324,7 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 		fuzz_check(h->bits == 64 || c.value >> h->bits == 0,
 				   "%s: 0x%llx is wider than %d bits", h->name,
 				   (unsigned long long) c.value, h->bits);
-		if (h->needs_utf8)
+		if (h->needs_utf8 && strncmp(h->name, "java_", 5) == 0)
 		{
 			uint64		sign = UINT64CONST(1) << (h->bits - 1);
 
@@ -257,6 +332,11 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 					   "%s: 0x%llx is negative after Math.abs", h->name,
 					   (unsigned long long) c.value);
 		}
+		if (strcmp(h->name, "es_murmur3") == 0)
+			fuzz_check(c.value == ref_es_murmur3(data, size),
+					   "es_murmur3: 0x%llx, murmur3 of the UTF-16 units gives 0x%llx",
+					   (unsigned long long) c.value,
+					   (unsigned long long) ref_es_murmur3(data, size));
 		if (strcmp(h->name, "java_hashcode") == 0)
 			fuzz_check(c.value == ref_java_hashcode(data, size),
 					   "java_hashcode: 0x%llx, String.hashCode() gives 0x%x",
