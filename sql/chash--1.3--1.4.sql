@@ -58,7 +58,7 @@ CREATE FUNCTION chash_ring_create(ring text,
 	AS 'MODULE_PATHNAME', 'chash_ring_create'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text, text, text) IS
-	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev or slots; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
+	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli or elasticsearch; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
 
 -- A ring filled from a system's own description of its cluster
 CREATE FUNCTION chash_ring_import(ring text, format text, input text)
@@ -89,7 +89,7 @@ BEGIN
 			MESSAGE = format('unknown import format "%s"', chash.message_name(format)),
 			HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES).';
 	END IF;
-	SELECT c.algorithm, c.table_size INTO cfg
+	SELECT c.algorithm, c.table_size, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO cfg
 	FROM chash.ring_config c WHERE c.ring = chash_ring_import.ring;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
@@ -101,6 +101,14 @@ BEGIN
 			MESSAGE = format('ring "%s" is not a ring of 16384 slots', chash.message_name(ring)),
 			DETAIL = format('Format "%s" gives the slots of a Redis cluster; ring "%s" uses algorithm "%s" with %s slots.',
 							format, chash.message_name(ring), cfg.algorithm, coalesce(cfg.table_size::text, 'no')),
+			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
+	END IF;
+
+	IF cfg.key_hash <> 'crc16' OR cfg.hash_tag IS DISTINCT FROM '{}' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" does not hash keys as Redis Cluster does', chash.message_name(ring)),
+			DETAIL = format('Redis Cluster hashes keys with crc16 and the hash tag "{}"; ring "%s" with "%s" and %s.',
+							chash.message_name(ring), cfg.key_hash, coalesce('"' || cfg.hash_tag || '"', 'no hash tag')),
 			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
 	END IF;
 
@@ -225,14 +233,18 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
 			MESSAGE = format('ring "%s" does not exist', chash.message_name(to_ring));
 	END IF;
+	-- elasticsearch's slot is floorMod of the signed hash, the others' the
+	-- unsigned position mod the size
 	IF a.size IS NULL OR b.size IS NULL OR a.size <> b.size OR
-	   a.key_hash <> b.key_hash OR a.hash_tag IS DISTINCT FROM b.hash_tag THEN
+	   a.key_hash <> b.key_hash OR a.hash_tag IS DISTINCT FROM b.hash_tag OR
+	   (a.algorithm = 'elasticsearch') <> (b.algorithm = 'elasticsearch') THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('rings "%s" and "%s" are not tables of slots that hash keys alike', from_ring, to_ring),
+			MESSAGE = format('rings "%s" and "%s" are not tables of slots that hash keys alike',
+							 chash.message_name(from_ring), chash.message_name(to_ring)),
 			DETAIL = format('Ring "%s" uses algorithm "%s" with %s slots, key hash "%s" and hash tag %s; ring "%s" "%s" with %s, "%s" and %s.',
-							from_ring, a.algorithm, coalesce(a.size::text, 'no'), a.key_hash,
+							chash.message_name(from_ring), a.algorithm, coalesce(a.size::text, 'no'), a.key_hash,
 							coalesce('"' || a.hash_tag || '"', 'none'),
-							to_ring, b.algorithm, coalesce(b.size::text, 'no'), b.key_hash,
+							chash.message_name(to_ring), b.algorithm, coalesce(b.size::text, 'no'), b.key_hash,
 							coalesce('"' || b.hash_tag || '"', 'none')),
 			HINT = 'Compare other rings key by key: chash_moved_keys().';
 	END IF;
@@ -259,7 +271,24 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION chash_moved_slots(text, text) IS
-	'the slots whose owner differs between two slots (or maglev) rings of one size, as ranges with their old and new owner';
+	'the slots whose owner differs between two tables of slots of one size (slots and maglev rings, or two elasticsearch rings), as ranges with their old and new owner';
+
+-- A ring's routing configuration, for plans to check that it is
+-- unchanged: with its hash tag (concat_ws skips a NULL one, so untagged
+-- rings keep their fingerprints)
+CREATE OR REPLACE FUNCTION chash.routing_fingerprint(ring text) RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT md5(concat_ws(' ', r.algorithm, r.hash, coalesce(r.key_hash, r.hash), r.vnodes, r.vnode_name,
+					 r.vnode_first, r.ketama_variant, r.ties, r.table_size, r.lookup,
+					 (SELECT string_agg(concat_ws(' ', quote_literal(n.node), n.weight, n.vnodes, n.state,
+												  n.ordinal, quote_nullable(n.zone), n.tokens::text,
+												  n.slots::text), ',' ORDER BY n.node)
+					  FROM chash.node_config n WHERE n.ring = r.ring),
+					 r.hash_tag))
+FROM chash.ring_config r WHERE r.ring = routing_fingerprint.ring
+$$;
 
 -- MySQL cannot compute a tagged key's hash the way chash does it:
 -- the plans of tagged rings list their keys

@@ -33,6 +33,14 @@ static void
 haproxy_prepare(ChashRingSpec *spec)
 {
 	chash_refuse_variant(spec);
+	if (strcmp(spec->hash->name, "crc32") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("haproxy rings place their points by server id, not with \"%s\"",
+						spec->hash->name),
+				 errdetail("Ring \"%s\" is a haproxy ring; its hash is unused and stays \"crc32\".",
+						   spec->name),
+				 errhint("Leave hash unset; key_hash chooses the hash of the keys.")));
 	if (spec->key_hash->bits != 32)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -111,15 +111,27 @@ plan_rings(FunctionCallInfo fcinfo, bool ranges)
 						   rings.from->spec.name, rings.from->spec.key_hash->name,
 						   rings.to->spec.name, rings.to->spec.key_hash->name)));
 	if (!same_hash_tag(&rings.from->spec, &rings.to->spec))
+	{
+		const ChashRingSpec *tagged = rings.from->spec.hash_tag ?
+		&rings.from->spec : &rings.to->spec;
+		const ChashRingSpec *other = tagged == &rings.from->spec ?
+		&rings.to->spec : &rings.from->spec;
+
+		if (other->hash_tag == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rings \"%s\" and \"%s\" hash keys differently",
+							rings.from->spec.name, rings.to->spec.name),
+					 errdetail("Ring \"%s\" hashes the tags of keys (\"%s\"), ring \"%s\" whole keys: their positions cannot be compared.",
+							   tagged->name, tagged->hash_tag, other->name)));
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("rings \"%s\" and \"%s\" hash keys differently",
 						rings.from->spec.name, rings.to->spec.name),
-				 errdetail("Ring \"%s\" hashes %s, ring \"%s\" %s: their positions cannot be compared.",
-						   rings.from->spec.name,
-						   rings.from->spec.hash_tag ? psprintf("the tags of keys (\"%s\")", rings.from->spec.hash_tag) : "whole keys",
-						   rings.to->spec.name,
-						   rings.to->spec.hash_tag ? psprintf("the tags of keys (\"%s\")", rings.to->spec.hash_tag) : "whole keys")));
+				 errdetail("Ring \"%s\" hashes the tags \"%s\" of keys, ring \"%s\" the tags \"%s\": their positions cannot be compared.",
+						   rings.from->spec.name, rings.from->spec.hash_tag,
+						   rings.to->spec.name, rings.to->spec.hash_tag)));
+	}
 	return rings;
 }
 
@@ -160,7 +172,13 @@ chash_plan_kind(PG_FUNCTION_ARGS)
 	PlanRings	rings = plan_rings(fcinfo, false);
 	const ChashPlacement *no_points;
 
-	PG_RETURN_TEXT_P(cstring_to_text(plan_by_ranges(&rings, &no_points) ?
+	/*
+	 * Plans by ranges choose rows by the hash of the whole key
+	 * (chash_hash(), MySQL's CRC32()): tagged rings are planned key by key
+	 */
+	PG_RETURN_TEXT_P(cstring_to_text(plan_by_ranges(&rings, &no_points) &&
+									 rings.from->spec.hash_tag == NULL &&
+									 rings.to->spec.hash_tag == NULL ?
 									 "ranges" : "keys"));
 }
 

@@ -138,7 +138,7 @@ chash_slot_ranges(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("ring \"%s\" has no slots", ring->spec.name),
-				 errdetail("It uses algorithm \"%s\"; rings of algorithms \"slots\" and \"maglev\" have slots.",
+				 errdetail("It uses algorithm \"%s\"; rings of algorithms \"slots\", \"maglev\" and \"elasticsearch\" have slots.",
 						   ring->spec.algorithm->name)));
 	table = ring->data;
 	typcache = lookup_type_cache(INT4RANGEOID, TYPECACHE_RANGE_INFO);

@@ -141,7 +141,7 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 	if (spec->table_size != 0 && !spec->algorithm->has_table)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("table_size applies to maglev and slots rings only"),
+				 errmsg("table_size applies to maglev, slots and elasticsearch rings only"),
 				 errdetail("Ring \"%s\" uses algorithm \"%s\".",
 						   spec->name, spec->algorithm->name)));
 
@@ -646,7 +646,7 @@ chash_ring_build_points(const ChashRingSpec *spec, uint32 *npoints)
 	if (spec->ties == CHASH_TIES_NAME)
 	{
 		/* nodes are sorted by name: their indexes are the order */
-		chash_sort_points(points, (uint32) total, spec->hash->bits);
+		chash_sort_points(points, (uint32) total, spec->key_hash->bits);
 	}
 	else
 	{
@@ -662,7 +662,7 @@ chash_ring_build_points(const ChashRingSpec *spec, uint32 *npoints)
 			rank[order[r]] = r;
 		for (int64 j = 0; j < total; j++)
 			points[j].node = rank[points[j].node];
-		chash_sort_points(points, (uint32) total, spec->hash->bits);
+		chash_sort_points(points, (uint32) total, spec->key_hash->bits);
 		for (int64 j = 0; j < total; j++)
 			points[j].node = order[points[j].node];
 		pfree(order);
@@ -790,7 +790,8 @@ build_buckets(ChashPlacement *ring, MemoryContext ringcxt)
 	int			nbits = 1;
 	uint32		j = 0;
 
-	while (nbits < bits && nbits < 16 && (UINT64CONST(4) << nbits) < ring->npoints)
+	/* fewer bucket bits than positions: frac_shift stays below 64 */
+	while (nbits + 1 < bits && nbits < 16 && (UINT64CONST(4) << nbits) < ring->npoints)
 		nbits++;
 	ring->nbuckets = (uint32) 1 << nbits;
 	ring->bucket_shift = bits - nbits;

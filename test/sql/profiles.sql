@@ -277,6 +277,26 @@ SELECT chash_ring_drop('near');
 SELECT pg_temp.expect_error($$SELECT chash_node_add('hap', 's4', 257)$$);
 SELECT pg_temp.expect_error($$SELECT chash_node_add('hap', 's4', 2.5)$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'haproxy', key_hash => 'xxh3_64')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'haproxy', hash => 'crc16')$$);
+-- points are sorted on the keys' width: a tokens ring whose (unused)
+-- hash is narrower than its key hash routes as a reference over its tokens
+SELECT chash_ring_create('widetok', algorithm => 'tokens', hash => 'crc32', key_hash => 'xxh3_64');
+SELECT chash_node_add('widetok', n, tokens => t)
+FROM (VALUES ('a', '{-9000000000000000000, 12, 4000000000000000000}'::bigint[]),
+			 ('b', '{-3, 7000000000000000000, 300}'::bigint[]),
+			 ('c', '{-5000000000000000000, 9000000000000000000, 5000000000}'::bigint[])) v(n, t);
+SELECT count(*) AS keys,
+	   count(*) FILTER (WHERE chash_lookup('widetok', k) = coalesce(
+		   (SELECT p.node FROM chash_points('widetok') p
+			WHERE p.point::numeric + CASE WHEN p.point < 0 THEN 18446744073709551616 ELSE 0 END
+				  >= chash_position('widetok', k)::numeric
+					 + CASE WHEN chash_position('widetok', k) < 0 THEN 18446744073709551616 ELSE 0 END
+			ORDER BY p.point::numeric + CASE WHEN p.point < 0 THEN 18446744073709551616 ELSE 0 END LIMIT 1),
+		   (SELECT p.node FROM chash_points('widetok') p
+			ORDER BY p.point::numeric + CASE WHEN p.point < 0 THEN 18446744073709551616 ELSE 0 END LIMIT 1)))
+	   AS agree
+FROM generate_series(1, 2000) i, LATERAL (SELECT 'key' || i) x(k);
+SELECT chash_ring_drop('widetok');
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', algorithm => 'haproxy', ties => 'first')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'haproxy', algorithm => 'ring')$$);
 SELECT chash_ring_create('hap_djb2', profile => 'haproxy', key_hash => 'haproxy_djb2');
@@ -320,6 +340,12 @@ INSERT INTO chash.node_config (ring, node, ordinal)
 SELECT 'es3to6', 'shard' || i, i FROM generate_series(0, 5) i;
 SELECT * FROM chash_moved_slots('es3', 'es3to6');
 SELECT pg_temp.expect_error($$SELECT chash_node_add('es3to6', 'shard6')$$);
+-- an index's routing slots are not a slots ring's: floorMod of the
+-- signed hash against the position mod the size
+SELECT chash_ring_create('sl768', algorithm => 'slots', table_size => 768, key_hash => 'es_murmur3');
+SELECT chash_node_add('sl768', 'shard0');
+SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_slots('es3', 'sl768')$$);
+SELECT chash_ring_drop('sl768');
 SELECT pg_temp.expect_error($$SELECT chash_node_set('es3to6', 'shard5', state => 'down')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('x', profile => 'elasticsearch', table_size => 0)$$);
 SELECT pg_temp.expect_error($$SELECT chash_node_add('es3', 'heavy', 2)$$);
@@ -364,6 +390,12 @@ SELECT chash_hash('crc16', '{a}b') = chash_position('untagged', '{a}b') AS chash
 SELECT chash_ring_copy('untagged', 'untagged2');
 SELECT count(*) AS ranges FROM chash_moved_ranges('untagged', 'untagged2');
 SELECT pg_temp.expect_error($$SELECT * FROM chash_moved_ranges('tagged', 'untagged')$$);
+-- two rings with the same tag compare range by range, but plans choose
+-- their rows key by key: chash_hash() and MySQL hash whole keys
+SELECT chash_ring_copy('tagged', 'tagged2');
+SELECT count(*) AS ranges FROM chash_moved_ranges('tagged', 'tagged2');
+SELECT chash.plan_kind('tagged', 'tagged2') AS tagged_plan, chash.plan_kind('untagged', 'untagged2') AS untagged_plan;
+SELECT chash_ring_drop('tagged2');
 -- key by key, any two
 SELECT count(*) > 0 AS some_move, count(*) < 100 AS not_all
 FROM chash_moved_keys('tagged', 'untagged', ARRAY(SELECT '{t}' || i FROM generate_series(1, 100) i));
@@ -453,6 +485,12 @@ SELECT chash_ring_create('ringring');
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('ringring', 'redis_cluster_nodes', '')$$);
 SELECT chash_ring_create('small', algorithm => 'slots', table_size => 1024);
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('small', 'redis_cluster_nodes', '')$$);
+-- a ring of 16384 slots that does not hash as Redis does
+SELECT chash_ring_create('xxslots', algorithm => 'slots');
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('xxslots', 'redis_cluster_nodes', '')$$);
+SELECT chash_ring_create('untagged16384', algorithm => 'slots', key_hash => 'crc16');
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('untagged16384', 'redis_cluster_nodes', '')$$);
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['xxslots', 'untagged16384']) r;
 SELECT (SELECT array_agg((node, state, slots) ORDER BY node) FROM before_errors) =
 	   (SELECT array_agg((node, state, slots) ORDER BY node) FROM chash.node_config WHERE ring = 'imported')
 	   AS unchanged;
