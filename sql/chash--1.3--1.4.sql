@@ -189,6 +189,13 @@ $$;
 COMMENT ON FUNCTION chash_ring_import(text, text, text) IS
 	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, gives each master (ip:port) with its slot ranges, down if it failed; returns the number of nodes';
 
+-- The number of slots of a ring's table as the library builds it
+CREATE FUNCTION chash.table_size(ring text) RETURNS integer
+	AS 'MODULE_PATHNAME', 'chash_table_size_sql'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash.table_size(text) IS
+	'the number of slots of a slots, maglev or elasticsearch ring''s table as built, NULL for other rings';
+
 -- The slots whose owner differs between two rings of slots of one size,
 -- as ranges of one old and one new owner each (NULL: no owner)
 CREATE FUNCTION chash_moved_slots(from_ring text, to_ring text)
@@ -199,6 +206,8 @@ CREATE FUNCTION chash_moved_slots(from_ring text, to_ring text)
 DECLARE
 	a record;
 	b record;
+	size_a integer;
+	size_b integer;
 BEGIN
 	IF from_ring IS NULL OR to_ring IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
@@ -210,41 +219,33 @@ BEGIN
 			DETAIL = format('Both rings are "%s".', chash.message_name(from_ring)),
 			HINT = 'Copy the ring with chash_ring_copy(), change the copy, and compare the two.';
 	END IF;
-	-- tables of slots have a size: the ring's, or the algorithm's default
-	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag,
-		   coalesce(c.table_size, CASE c.algorithm WHEN 'slots' THEN 16384 WHEN 'maglev' THEN 65537
-								  WHEN 'elasticsearch' THEN (
-									  SELECT (count(*) << greatest(1, 10 - ceil(log(2, greatest(count(*), 1)))::integer))::integer
-									  FROM chash.node_config n
-									  WHERE n.ring = c.ring AND n.state = 'active') END) AS size
-	INTO a FROM chash.ring_config c WHERE c.ring = from_ring;
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO a
+	FROM chash.ring_config c WHERE c.ring = from_ring;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
 			MESSAGE = format('ring "%s" does not exist', chash.message_name(from_ring));
 	END IF;
-	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag,
-		   coalesce(c.table_size, CASE c.algorithm WHEN 'slots' THEN 16384 WHEN 'maglev' THEN 65537
-								  WHEN 'elasticsearch' THEN (
-									  SELECT (count(*) << greatest(1, 10 - ceil(log(2, greatest(count(*), 1)))::integer))::integer
-									  FROM chash.node_config n
-									  WHERE n.ring = c.ring AND n.state = 'active') END) AS size
-	INTO b FROM chash.ring_config c WHERE c.ring = to_ring;
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO b
+	FROM chash.ring_config c WHERE c.ring = to_ring;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
 			MESSAGE = format('ring "%s" does not exist', chash.message_name(to_ring));
 	END IF;
+	-- the tables as built: the library knows their sizes
+	size_a := chash.table_size(from_ring);
+	size_b := chash.table_size(to_ring);
 	-- elasticsearch's slot is floorMod of the signed hash, the others' the
 	-- unsigned position mod the size
-	IF a.size IS NULL OR b.size IS NULL OR a.size <> b.size OR
+	IF size_a IS NULL OR size_b IS NULL OR size_a <> size_b OR
 	   a.key_hash <> b.key_hash OR a.hash_tag IS DISTINCT FROM b.hash_tag OR
 	   (a.algorithm = 'elasticsearch') <> (b.algorithm = 'elasticsearch') THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('rings "%s" and "%s" are not tables of slots that hash keys alike',
 							 chash.message_name(from_ring), chash.message_name(to_ring)),
 			DETAIL = format('Ring "%s" uses algorithm "%s" with %s slots, key hash "%s" and hash tag %s; ring "%s" "%s" with %s, "%s" and %s.',
-							chash.message_name(from_ring), a.algorithm, coalesce(a.size::text, 'no'), a.key_hash,
+							chash.message_name(from_ring), a.algorithm, coalesce(size_a::text, 'no'), a.key_hash,
 							coalesce('"' || a.hash_tag || '"', 'none'),
-							chash.message_name(to_ring), b.algorithm, coalesce(b.size::text, 'no'), b.key_hash,
+							chash.message_name(to_ring), b.algorithm, coalesce(size_b::text, 'no'), b.key_hash,
 							coalesce('"' || b.hash_tag || '"', 'none')),
 			HINT = 'Compare other rings key by key: chash_moved_keys().';
 	END IF;
@@ -259,7 +260,7 @@ BEGIN
 	), moved AS (
 		SELECT t.s, fa.node AS from_node, fb.node AS to_node,
 			   t.s - row_number() OVER (PARTITION BY fa.node, fb.node ORDER BY t.s) AS run
-		FROM generate_series(0, a.size - 1) AS t(s)
+		FROM generate_series(0, size_a - 1) AS t(s)
 		LEFT JOIN fa ON fa.s = t.s
 		LEFT JOIN fb ON fb.s = t.s
 		WHERE fa.node IS DISTINCT FROM fb.node

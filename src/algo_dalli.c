@@ -67,11 +67,14 @@ dalli_node_points(const ChashRingSpec *spec, int node)
 	return points > 0 ? (int64) points : 0;
 }
 
-/* The length of the name Dalli hashes: a bare host gets ":11211" */
-static bool
-dalli_needs_port(const char *name, int len)
+/* The server name Dalli hashes, into buf: a bare host gets ":11211" */
+static void
+dalli_server_name(StringInfo buf, const char *name, int len)
 {
-	return memchr(name, ':', len) == NULL;
+	initStringInfo(buf);
+	appendBinaryStringInfo(buf, name, len);
+	if (memchr(name, ':', len) == NULL)
+		appendStringInfoString(buf, ":11211");
 }
 
 static void
@@ -83,10 +86,7 @@ dalli_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 	StringInfoData server;
 	ChashNameTemplate t;
 
-	initStringInfo(&server);
-	appendBinaryStringInfo(&server, n->name_utf8, n->name_utf8_len);
-	if (dalli_needs_port(n->name_utf8, n->name_utf8_len))
-		appendStringInfoString(&server, ":11211");
+	dalli_server_name(&server, n->name_utf8, n->name_utf8_len);
 	chash_template_init(&t, spec->vnode_name_utf8, spec->vnode_name_utf8_len,
 						server.data, server.len);
 	for (int64 i = 0; i < count; i++)
@@ -109,10 +109,7 @@ dalli_point_label(const ChashRingSpec *spec, int node, uint32 vnode,
 	const ChashNodeSpec *n = &spec->nodes[node];
 	StringInfoData server;
 
-	initStringInfo(&server);
-	appendBinaryStringInfo(&server, n->name, n->name_len);
-	if (dalli_needs_port(n->name, n->name_len))
-		appendStringInfoString(&server, ":11211");
+	dalli_server_name(&server, n->name, n->name_len);
 	chash_template_expand(buf, spec->vnode_name, server.data, server.len,
 						  (int64) spec->vnode_first + vnode);
 	pfree(server.data);

@@ -103,12 +103,41 @@ rotl32(uint32 x, int r)
 	return (x << r) | (x >> (32 - r));
 }
 
+/* MurmurHash3_x86_32's steps: a block (or the tail) mixed into h */
+static inline uint32
+murmur3_32_mix_k(uint32 h, uint32 k)
+{
+	k *= 0xcc9e2d51;
+	k = rotl32(k, 15);
+	k *= 0x1b873593;
+	return h ^ k;
+}
+
+static inline uint32
+murmur3_32_block(uint32 h, uint32 k)
+{
+	h = murmur3_32_mix_k(h, k);
+	h = rotl32(h, 13);
+	return h * 5 + 0xe6546b64;
+}
+
+/* ... and the finish, over the length in bytes (a 32-bit int there) */
+static inline uint32
+murmur3_32_finish(uint32 h, uint32 len)
+{
+	h ^= len;
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	return h;
+}
+
 /* MurmurHash3_x86_32 (Austin Appleby), seed 0, bytes read little-endian */
 static uint64
 hash_murmur3_32(const unsigned char *data, size_t len)
 {
-	const uint32 c1 = 0xcc9e2d51;
-	const uint32 c2 = 0x1b873593;
 	size_t		nblocks = len / 4;
 	const unsigned char *tail = data + nblocks * 4;
 	uint32		h = 0;
@@ -120,12 +149,7 @@ hash_murmur3_32(const unsigned char *data, size_t len)
 
 		k = (uint32) b[0] | ((uint32) b[1] << 8) |
 			((uint32) b[2] << 16) | ((uint32) b[3] << 24);
-		k *= c1;
-		k = rotl32(k, 15);
-		k *= c2;
-		h ^= k;
-		h = rotl32(h, 13);
-		h = h * 5 + 0xe6546b64;
+		h = murmur3_32_block(h, k);
 	}
 
 	k = 0;
@@ -139,20 +163,9 @@ hash_murmur3_32(const unsigned char *data, size_t len)
 			/* FALLTHROUGH */
 		case 1:
 			k ^= tail[0];
-			k *= c1;
-			k = rotl32(k, 15);
-			k *= c2;
-			h ^= k;
+			h = murmur3_32_mix_k(h, k);
 	}
-
-	/* the reference takes the length as a 32-bit int */
-	h ^= (uint32) len;
-	h ^= h >> 16;
-	h *= 0x85ebca6b;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35;
-	h ^= h >> 16;
-	return h;
+	return murmur3_32_finish(h, (uint32) len);
 }
 
 /* CRC-32 (IEEE 802.3) by zlib, of any length */
@@ -323,14 +336,11 @@ utf16_next(Utf16Reader *r, uint32 *unit)
 static uint64
 hash_es_murmur3(const unsigned char *data, size_t len)
 {
-	const uint32 c1 = 0xcc9e2d51;
-	const uint32 c2 = 0x1b873593;
 	Utf16Reader r = {data, data + len, 0};
 	uint32		h = 0;
 	uint32		units = 0;
 	uint32		u0;
 	uint32		u1;
-	uint32		k;
 
 	while (utf16_next(&r, &u0))
 	{
@@ -338,29 +348,13 @@ hash_es_murmur3(const unsigned char *data, size_t len)
 		if (!utf16_next(&r, &u1))
 		{
 			/* a lone last unit: a tail of two bytes */
-			k = u0;
-			k *= c1;
-			k = rotl32(k, 15);
-			k *= c2;
-			h ^= k;
+			h = murmur3_32_mix_k(h, u0);
 			break;
 		}
 		units++;
-		k = u0 | (u1 << 16);
-		k *= c1;
-		k = rotl32(k, 15);
-		k *= c2;
-		h ^= k;
-		h = rotl32(h, 13);
-		h = h * 5 + 0xe6546b64;
+		h = murmur3_32_block(h, u0 | (u1 << 16));
 	}
-	h ^= units * 2;
-	h ^= h >> 16;
-	h *= 0x85ebca6b;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35;
-	h ^= h >> 16;
-	return h;
+	return murmur3_32_finish(h, units * 2);
 }
 
 /* x >> k on a Java int or long: arithmetic */

@@ -120,6 +120,23 @@ slot_run(const ChashSlotTable *table, uint32 first, uint32 *owner)
 }
 
 /*
+ * chash.table_size(ring): the number of slots of a ring's table, as built
+ * (the ring's table_size or its algorithm's default), NULL for rings
+ * without one
+ */
+PG_FUNCTION_INFO_V1(chash_table_size_sql);
+
+Datum
+chash_table_size_sql(PG_FUNCTION_ARGS)
+{
+	const ChashPlacement *ring = report_ring(fcinfo);
+
+	if (!ring->spec.algorithm->has_table)
+		PG_RETURN_NULL();
+	PG_RETURN_INT32((int32) ((const ChashSlotTable *) ring->data)->size);
+}
+
+/*
  * chash_slot_ranges(ring): the slots of a table placement (slots, maglev)
  * as ranges of one owner each, in slot order; unowned slots in none
  */
