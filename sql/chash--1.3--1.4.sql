@@ -61,7 +61,7 @@ COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, 
 	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli or elasticsearch; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
 
 -- A ring filled from a system's own description of its cluster
-CREATE FUNCTION chash_ring_import(ring text, format text, input text)
+CREATE FUNCTION chash.import_redis_cluster_nodes(ring text, input text)
 	RETURNS integer
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -80,17 +80,8 @@ DECLARE
 	states text[] := '{}';
 	slot_lists text[] := '{}';
 BEGIN
-	IF ring IS NULL OR format IS NULL OR input IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring, format and input must not be null';
-	END IF;
-	IF format IS DISTINCT FROM 'redis_cluster_nodes' THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('unknown import format "%s"', chash.message_name(format)),
-			HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES).';
-	END IF;
 	SELECT c.algorithm, c.table_size, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO cfg
-	FROM chash.ring_config c WHERE c.ring = chash_ring_import.ring;
+	FROM chash.ring_config c WHERE c.ring = import_redis_cluster_nodes.ring;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
 			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
@@ -99,8 +90,8 @@ BEGIN
 	IF cfg.algorithm <> 'slots' OR coalesce(cfg.table_size, 16384) <> 16384 THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('ring "%s" is not a ring of 16384 slots', chash.message_name(ring)),
-			DETAIL = format('Format "%s" gives the slots of a Redis cluster; ring "%s" uses algorithm "%s" with %s slots.',
-							format, chash.message_name(ring), cfg.algorithm, coalesce(cfg.table_size::text, 'no')),
+			DETAIL = format('Format "redis_cluster_nodes" gives the slots of a Redis cluster; ring "%s" uses algorithm "%s" with %s slots.',
+							chash.message_name(ring), cfg.algorithm, coalesce(cfg.table_size::text, 'no')),
 			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
 	END IF;
 
@@ -176,9 +167,9 @@ BEGIN
 	-- their weight, zone and target.  One statement each: the ring is
 	-- checked after each, whole.
 	DELETE FROM chash.node_config n
-	WHERE n.ring = chash_ring_import.ring AND NOT (n.node = ANY (names));
+	WHERE n.ring = import_redis_cluster_nodes.ring AND NOT (n.node = ANY (names));
 	INSERT INTO chash.node_config AS n (ring, node, state, slots)
-	SELECT chash_ring_import.ring, m.node, m.state, m.slots::int4range[]
+	SELECT import_redis_cluster_nodes.ring, m.node, m.state, m.slots::int4range[]
 	FROM unnest(names, states, slot_lists) WITH ORDINALITY AS m(node, state, slots, k)
 	ORDER BY m.k
 	ON CONFLICT ON CONSTRAINT node_config_pkey
@@ -186,8 +177,212 @@ BEGIN
 	RETURN pg_catalog.cardinality(names);
 END
 $$;
-COMMENT ON FUNCTION chash_ring_import(text, text, text) IS
-	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, gives each master (ip:port) with its slot ranges, down if it failed; returns the number of nodes';
+COMMENT ON FUNCTION chash.import_redis_cluster_nodes(text, text) IS
+	'chash_ring_import of format redis_cluster_nodes';
+
+CREATE FUNCTION chash.import_nodetool_ring(ring text, input text, datacenter text)
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cfg record;
+	bad record;
+	l_lines bigint[];
+	l_dcs text[];
+	l_addresses text[];
+	l_racks text[];
+	l_statuses text[];
+	l_states text[];
+	l_tokens text[];
+	all_dcs text[];
+	wanted_dc text;
+	names text[];
+	zones text[];
+	token_lists text[];
+BEGIN
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash INTO cfg
+	FROM chash.ring_config c WHERE c.ring = import_nodetool_ring.ring;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
+			HINT = 'Create it with chash_ring_create(ring, profile => ''cassandra'').';
+	END IF;
+	IF cfg.algorithm <> 'tokens' OR cfg.key_hash <> 'cassandra_murmur3' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" does not place keys as Cassandra does', chash.message_name(ring)),
+			DETAIL = format('Format "nodetool_ring" gives the tokens of a Cassandra cluster, for algorithm "tokens" and key hash "cassandra_murmur3"; ring "%s" uses "%s" and "%s".',
+							chash.message_name(ring), cfg.algorithm, cfg.key_hash),
+			HINT = 'Create the ring with chash_ring_create(ring, profile => ''cassandra'').';
+	END IF;
+
+	-- Each line with its data centre, the name on the last "Datacenter:"
+	-- line before it.  A token line has the fields address, rack, status,
+	-- state, load (one field, or a number and its unit), owns and token;
+	-- the header, the lone token above each data centre's first line and
+	-- the notes around them are not token lines.
+	WITH l AS (
+		SELECT m.n, pg_catalog.btrim(m.s, E' \t\r') AS s
+		FROM pg_catalog.regexp_split_to_table(input, E'\n') WITH ORDINALITY AS m(s, n)
+	), d AS (
+		SELECT l.n, l.s,
+			   max(CASE WHEN l.s LIKE 'Datacenter:%' THEN l.n END) OVER (ORDER BY l.n) AS dc_line
+		FROM l
+	), t AS (
+		SELECT d.n, pg_catalog.btrim(pg_catalog.substr(h.s, 12), E' \t') AS dc,
+			   pg_catalog.regexp_split_to_array(d.s, E'[ \t]+') AS f
+		FROM d LEFT JOIN l h ON h.n = d.dc_line
+		WHERE d.s NOT LIKE 'Datacenter:%'
+	)
+	SELECT array_agg(t.n ORDER BY t.n), array_agg(t.dc ORDER BY t.n),
+		   array_agg(t.f[1] ORDER BY t.n), array_agg(t.f[2] ORDER BY t.n),
+		   array_agg(t.f[3] ORDER BY t.n), array_agg(t.f[4] ORDER BY t.n),
+		   array_agg(t.f[pg_catalog.cardinality(t.f)] ORDER BY t.n)
+	INTO l_lines, l_dcs, l_addresses, l_racks, l_statuses, l_states, l_tokens
+	FROM t
+	WHERE pg_catalog.cardinality(t.f) IN (7, 8) AND t.f[1] <> 'Address'
+	  AND t.f[pg_catalog.cardinality(t.f)] ~ '^-?[0-9]+$';
+	IF l_lines IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'the input lists no token',
+			HINT = 'Give the whole output of nodetool ring.';
+	END IF;
+
+	SELECT array_agg(DISTINCT coalesce(x.dc, '') ORDER BY coalesce(x.dc, '')) INTO all_dcs
+	FROM unnest(l_dcs) AS x(dc);
+	IF datacenter IS NULL AND pg_catalog.cardinality(all_dcs) > 1 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'the input lists several data centres',
+			DETAIL = format('It lists %s.', (SELECT string_agg(format('"%s"', chash.message_name(x)), ', ') FROM unnest(all_dcs) x)),
+			HINT = 'Give the data centre whose nodes the ring holds: chash_ring_import(ring, ''nodetool_ring'', input, datacenter => ...).';
+	END IF;
+	wanted_dc := coalesce(datacenter, all_dcs[1]);
+	IF NOT wanted_dc = ANY (all_dcs) THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('the input lists no data centre "%s"', chash.message_name(wanted_dc)),
+			DETAIL = format('It lists %s.', (SELECT string_agg(format('"%s"', chash.message_name(x)), ', ') FROM unnest(all_dcs) x));
+	END IF;
+
+	-- the data centre's lines, each checked
+	FOR bad IN
+		SELECT x.*
+		FROM unnest(l_lines, l_dcs, l_addresses, l_racks, l_statuses, l_states, l_tokens) AS x(n, dc, address, rack, status, state, token)
+		WHERE coalesce(x.dc, '') = wanted_dc
+		  AND (x.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807
+			   OR x.status NOT IN ('Up', 'Down', '?')
+			   OR x.state NOT IN ('Normal', 'Leaving', 'Joining', 'Moving')
+			   OR pg_catalog.length(x.address) > 1024)
+		ORDER BY x.n LIMIT 1
+	LOOP
+		IF bad.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 THEN
+			RAISE EXCEPTION USING ERRCODE = 'numeric_value_out_of_range',
+				MESSAGE = format('token %s on line %s is not a Murmur3Partitioner token', chash.message_name(bad.token), bad.n),
+				DETAIL = 'Tokens run from -9223372036854775808 to 9223372036854775807.';
+		ELSIF bad.status NOT IN ('Up', 'Down', '?') THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('status "%s" on line %s is not one of nodetool ring', chash.message_name(bad.status), bad.n),
+				DETAIL = 'A node''s status is Up, Down or ?.';
+		ELSIF bad.state NOT IN ('Normal', 'Leaving', 'Joining', 'Moving') THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('state "%s" on line %s is not one of nodetool ring', chash.message_name(bad.state), bad.n),
+				DETAIL = 'A node''s state is Normal, Leaving, Joining or Moving.';
+		ELSE
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the address on line %s is too long for a node name', bad.n);
+		END IF;
+	END LOOP;
+	FOR bad IN
+		SELECT x.token::bigint AS token, min(x.n) AS first, (array_agg(x.n ORDER BY x.n))[2] AS second
+		FROM unnest(l_lines, l_dcs, l_tokens) AS x(n, dc, token)
+		WHERE coalesce(x.dc, '') = wanted_dc
+		GROUP BY x.token::bigint HAVING count(*) > 1
+		ORDER BY 2 LIMIT 1
+	LOOP
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('token %s is listed twice', bad.token),
+			DETAIL = format('Lines %s and %s list it.', bad.first, bad.second);
+	END LOOP;
+	FOR bad IN
+		SELECT x.address, min(x.rack) AS rack1, max(x.rack) AS rack2
+		FROM unnest(l_lines, l_dcs, l_addresses, l_racks) AS x(n, dc, address, rack)
+		WHERE coalesce(x.dc, '') = wanted_dc
+		GROUP BY x.address HAVING count(DISTINCT x.rack) > 1
+		ORDER BY min(x.n) LIMIT 1
+	LOOP
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('node %s is listed in two racks', chash.message_name(bad.address)),
+			DETAIL = format('It is listed in racks "%s" and "%s".', chash.message_name(bad.rack1), chash.message_name(bad.rack2));
+	END LOOP;
+
+	-- Its nodes, in the order of their first token; a joining node owns
+	-- no range yet, and a node down owns its ranges still
+	SELECT array_agg(g.address ORDER BY g.first), array_agg(g.rack ORDER BY g.first),
+		   array_agg(g.tokens ORDER BY g.first)
+	INTO names, zones, token_lists
+	FROM (SELECT x.address, min(x.rack) AS rack, min(x.n) AS first,
+				 array_agg(x.token::bigint ORDER BY x.n)::text AS tokens
+		  FROM unnest(l_lines, l_dcs, l_addresses, l_racks, l_states, l_tokens) AS x(n, dc, address, rack, state, token)
+		  WHERE coalesce(x.dc, '') = wanted_dc AND x.state <> 'Joining'
+		  GROUP BY x.address) g;
+	IF names IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = CASE WHEN wanted_dc = '' THEN 'the input lists no node that owns a range'
+						   ELSE format('data centre "%s" has no node that owns a range', chash.message_name(wanted_dc)) END,
+			DETAIL = 'Every node listed is joining.';
+	END IF;
+
+	-- the cluster's nodes replace the ring's; nodes that stay keep their
+	-- weight and target.  One statement each: the ring is checked after
+	-- each, whole.
+	DELETE FROM chash.node_config n
+	WHERE n.ring = import_nodetool_ring.ring AND NOT (n.node = ANY (names));
+	INSERT INTO chash.node_config AS n (ring, node, state, zone, tokens)
+	SELECT import_nodetool_ring.ring, m.node, 'active', m.zone, m.tokens::bigint[]
+	FROM unnest(names, zones, token_lists) WITH ORDINALITY AS m(node, zone, tokens, k)
+	ORDER BY m.k
+	ON CONFLICT ON CONSTRAINT node_config_pkey
+	DO UPDATE SET state = excluded.state, zone = excluded.zone, tokens = excluded.tokens;
+	RETURN pg_catalog.cardinality(names);
+END
+$$;
+COMMENT ON FUNCTION chash.import_nodetool_ring(text, text, text) IS
+	'chash_ring_import of format nodetool_ring';
+
+CREATE FUNCTION chash_ring_import(ring text, format text, input text,
+								  datacenter text DEFAULT NULL)
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF ring IS NULL OR format IS NULL OR input IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring, format and input must not be null';
+	END IF;
+	IF format = 'redis_cluster_nodes' THEN
+		IF datacenter IS NOT NULL THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = 'format "redis_cluster_nodes" takes no datacenter',
+				DETAIL = 'Only format "nodetool_ring" lists data centres.';
+		END IF;
+		RETURN chash.import_redis_cluster_nodes(ring, input);
+	ELSIF format = 'nodetool_ring' THEN
+		RETURN chash.import_nodetool_ring(ring, input, datacenter);
+	END IF;
+	RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+		MESSAGE = format('unknown import format "%s"', chash.message_name(format)),
+		HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES) and "nodetool_ring" (the output of nodetool ring).';
+END
+$$;
+COMMENT ON FUNCTION chash_ring_import(text, text, text, text) IS
+	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; returns the number of nodes';
+
+-- A partition key as Cassandra's CQL serialises it
+CREATE FUNCTION chash_cql_key(VARIADIC components "any") RETURNS bytea
+	AS 'MODULE_PATHNAME', 'chash_cql_key'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION chash_cql_key("any") IS
+	'a partition key as Cassandra''s CQL serialises it, the bytes hash cassandra_murmur3 takes: one value alone (text, varchar, bytea, smallint, integer, bigint, boolean, uuid), or two or more as a composite key';
 
 -- The number of slots of a ring's table as the library builds it
 CREATE FUNCTION chash.table_size(ring text) RETURNS integer

@@ -65,7 +65,7 @@ ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 
 	if (n->ntokens > 0)
 	{
-		chash_tokens_build(n, node, out);
+		chash_tokens_build(spec, n, node, out);
 		return;
 	}
 	chash_template_init(&t, spec->vnode_name_utf8, spec->vnode_name_utf8_len,

@@ -34,7 +34,7 @@ tokens_node_points(const ChashRingSpec *spec, int node)
 static void
 tokens_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 {
-	chash_tokens_build(&spec->nodes[node], node, out);
+	chash_tokens_build(spec, &spec->nodes[node], node, out);
 }
 
 static void

@@ -15,9 +15,9 @@
  *					the per-backend cache of built placements, and the
  *					catalog tables' trigger: the ring-change lock, versions,
  *					and the checks every change passes
- *	  lookup.c, admin.c, plan.c, report.c
+ *	  lookup.c, admin.c, plan.c, report.c, cql.c
  *					thin fmgr wrappers for routing, ring changes, plans and
- *					reports
+ *					reports, and Cassandra's CQL key bytes
  *
  * A pure file includes placement.h (and so hash.h and this) only.
  *

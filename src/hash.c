@@ -465,6 +465,115 @@ hash_identity(const unsigned char *data, size_t len)
 	return v;
 }
 
+static inline uint64
+rotl64(uint64 x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static inline uint64
+fmix64(uint64 k)
+{
+	k ^= k >> 33;
+	k *= UINT64CONST(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	k *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	k ^= k >> 33;
+	return k;
+}
+
+/*
+ * Cassandra's Murmur3Partitioner token: h1 of MurmurHash3_x64_128, seed 0,
+ * as Cassandra's own MurmurHash.hash3_x64_128 computes it, where the tail
+ * bytes are Java's signed bytes, sign-extended before they are shifted (so
+ * keys whose last len % 16 bytes hold one of 0x80 or more differ from the
+ * reference murmur3).  Long.MIN_VALUE becomes Long.MAX_VALUE, and the empty
+ * key is the partitioner's MINIMUM token.  Returned as a position: the
+ * token plus 2^63 (signed_order).
+ */
+static uint64
+hash_cassandra_murmur3(const unsigned char *data, size_t len)
+{
+	const uint64 c1 = UINT64CONST(0x87c37b91114253d5);
+	const uint64 c2 = UINT64CONST(0x4cf5ad432745937f);
+	size_t		nblocks = len / 16;
+	const unsigned char *tail = data + nblocks * 16;
+	uint64		h1 = 0;
+	uint64		h2 = 0;
+	uint64		k1 = 0;
+	uint64		k2 = 0;
+	int64		token;
+
+	if (len == 0)
+		return 0;				/* MINIMUM, -2^63 */
+	for (size_t i = 0; i < nblocks; i++)
+	{
+		const unsigned char *b = data + i * 16;
+
+		k1 = 0;
+		k2 = 0;
+		for (int j = 7; j >= 0; j--)
+		{
+			k1 = (k1 << 8) | b[j];
+			k2 = (k2 << 8) | b[8 + j];
+		}
+		k1 *= c1;
+		k1 = rotl64(k1, 31);
+		k1 *= c2;
+		h1 ^= k1;
+		h1 = rotl64(h1, 27);
+		h1 += h2;
+		h1 = h1 * 5 + 0x52dce729;
+		k2 *= c2;
+		k2 = rotl64(k2, 33);
+		k2 *= c1;
+		h2 ^= k2;
+		h2 = rotl64(h2, 31);
+		h2 += h1;
+		h2 = h2 * 5 + 0x38495ab5;
+	}
+
+	k1 = 0;
+	k2 = 0;
+	for (int j = (int) (len & 15) - 1; j >= 0; j--)
+	{
+		/* Java's (long) of a signed byte, shifted into place */
+		uint64		v = (uint64) (int64) (int8) tail[j];
+
+		if (j >= 8)
+			k2 ^= v << (8 * (j - 8));
+		else
+			k1 ^= v << (8 * j);
+	}
+	if (len & 15)
+	{
+		if ((len & 15) > 8)
+		{
+			k2 *= c2;
+			k2 = rotl64(k2, 33);
+			k2 *= c1;
+			h2 ^= k2;
+		}
+		k1 *= c1;
+		k1 = rotl64(k1, 31);
+		k1 *= c2;
+		h1 ^= k1;
+	}
+
+	/* the length as Java's int, sign-extended to long (keys are < 2^31) */
+	h1 ^= (uint64) len;
+	h2 ^= (uint64) len;
+	h1 += h2;
+	h2 += h1;
+	h1 = fmix64(h1);
+	h2 = fmix64(h2);
+	h1 += h2;
+	token = (int64) h1;
+	if (token == PG_INT64_MIN)
+		token = PG_INT64_MAX;
+	return (uint64) token ^ CHASH_SIGN_BIT;
+}
+
 /*
  * The key as a signed 64-bit integer, its two's complement bits: any
  * bigint, as Java's long keys (Guava's consistentHash takes the long
@@ -539,6 +648,7 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"haproxy_crc32_avalanche", 32, chash_hash_haproxy_crc32_avalanche, "HAProxy's crc32 avalanche: CRC-32, then full_hash"},
 	{"identity", 63, hash_identity, "the key as an integer, 0 to 2^63 - 1 (keys are decimal integers)", false, true},
 	{"int64", 64, hash_int64, "the key as a signed 64-bit integer, its two's complement bits (keys are decimal integers, as Java's long)", false, true},
+	{"cassandra_murmur3", 64, hash_cassandra_murmur3, "Cassandra's Murmur3Partitioner token (its MurmurHash3 x64 128, signed tail bytes) of the key as CQL serialises it; positions in signed order", false, false, true, true},
 };
 
 /* An error unless tag is two printable ASCII characters (see hash.h) */

@@ -26,6 +26,19 @@ typedef struct ChashHashFunction
 	const char *description;
 	bool		needs_utf8;		/* input must be UTF-8 (the Java hashes) */
 	bool		integer_keys;	/* takes decimal integers only (identity) */
+
+	/*
+	 * Positions are signed values, shown as themselves: SQL's value is the
+	 * position minus 2^63, so that unsigned order on the ring is SQL's
+	 * order (Cassandra's tokens, which run from -2^63 to 2^63 - 1)
+	 */
+	bool		signed_order;
+
+	/*
+	 * Integer and uuid keys are hashed as their binary form, big-endian,
+	 * not as their text (CQL serialises a partition key so)
+	 */
+	bool		binary_keys;
 } ChashHashFunction;
 
 extern const ChashHashFunction *chash_hash_find(const char *name);
@@ -77,13 +90,23 @@ chash_hash_tagged(const ChashHashFunction *hash, const char *tag,
 }
 
 /*
- * A position on the ring as SQL shows it: a 32-bit value as itself, a
- * 64-bit one reinterpreted as signed (the convention of hashtextextended).
+ * A position of a key hash on the ring as SQL shows it: a 32-bit value as
+ * itself, a 64-bit one reinterpreted as signed (the convention of
+ * hashtextextended), or offset by 2^63 where the hash's order is signed.
  */
+#define CHASH_SIGN_BIT (UINT64CONST(1) << 63)
+
 static inline int64
-chash_position_to_int64(uint64 position)
+chash_position_to_int64(const ChashHashFunction *key_hash, uint64 position)
 {
-	return (int64) position;
+	return (int64) (key_hash->signed_order ? position ^ CHASH_SIGN_BIT : position);
+}
+
+/* ... and back: the position that SQL's value names */
+static inline uint64
+chash_position_from_int64(const ChashHashFunction *key_hash, int64 value)
+{
+	return key_hash->signed_order ? (uint64) value ^ CHASH_SIGN_BIT : (uint64) value;
 }
 
 /* Whether the server encoding's text is hashed as it is (see below) */

@@ -226,6 +226,18 @@ format_uuid(const pg_uuid_t *uuid, char *buf)
 	return len;
 }
 
+/* The hash of an integer as its 'size' bytes, big-endian (binary_keys) */
+static uint64
+hash_binary_key(const ChashHashFunction *hash, const char *tag, int64 value,
+				int size)
+{
+	unsigned char b[8];
+
+	for (int i = size - 1; i >= 0; i--, value >>= 8)
+		b[i] = (unsigned char) (value & 0xFF);
+	return chash_hash_tagged(hash, tag, b, size);
+}
+
 /* The hash of key argument argno, of the given type, by its tag if any */
 static pg_attribute_always_inline uint64
 hash_key_arg(const ChashHashFunction *hash, const char *tag, bool utf8_as_is,
@@ -256,12 +268,20 @@ hash_key_arg(const ChashHashFunction *hash, const char *tag, bool utf8_as_is,
 										 VARSIZE_ANY_EXHDR(b));
 			}
 		case CHASH_KEY_INT4:
+			if (unlikely(hash->binary_keys))
+				return hash_binary_key(hash, tag, PG_GETARG_INT32(argno), 4);
 			len = pg_lltoa(PG_GETARG_INT32(argno), buf);
 			break;
 		case CHASH_KEY_INT8:
+			if (unlikely(hash->binary_keys))
+				return hash_binary_key(hash, tag, PG_GETARG_INT64(argno), 8);
 			len = pg_lltoa(PG_GETARG_INT64(argno), buf);
 			break;
 		case CHASH_KEY_UUID:
+			if (unlikely(hash->binary_keys))
+				return chash_hash_tagged(hash, tag,
+										 PG_GETARG_UUID_P(argno)->data,
+										 UUID_LEN);
 			len = format_uuid(PG_GETARG_UUID_P(argno), buf);
 			break;
 		default:
@@ -339,8 +359,10 @@ static pg_attribute_always_inline Datum
 position_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 {
 	const ChashPlacement *ring = call_ring(fcinfo);
+	const ChashHashFunction *key_hash = ring->spec.key_hash;
 
-	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(ring->spec.key_hash,
+	PG_RETURN_INT64(chash_position_to_int64(key_hash,
+											hash_key_arg(key_hash,
 														 ring->spec.hash_tag,
 														 call_utf8_as_is(fcinfo),
 														 fcinfo, 1, type)));
@@ -412,7 +434,10 @@ PG_FUNCTION_INFO_V1(chash_hash_text);
 Datum
 chash_hash_text(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo), NULL,
+	const ChashHashFunction *hash = call_hash(fcinfo);
+
+	PG_RETURN_INT64(chash_position_to_int64(hash,
+											hash_key_arg(hash, NULL,
 														 chash_utf8_as_is(),
 														 fcinfo, 1,
 														 CHASH_KEY_TEXT)));
@@ -423,7 +448,10 @@ PG_FUNCTION_INFO_V1(chash_hash_bytea);
 Datum
 chash_hash_bytea(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(chash_position_to_int64(hash_key_arg(call_hash(fcinfo), NULL,
+	const ChashHashFunction *hash = call_hash(fcinfo);
+
+	PG_RETURN_INT64(chash_position_to_int64(hash,
+											hash_key_arg(hash, NULL,
 														 chash_utf8_as_is(),
 														 fcinfo, 1,
 														 CHASH_KEY_BYTEA)));
@@ -459,7 +487,8 @@ chash_points(PG_FUNCTION_ARGS)
 		resetStringInfo(&label);
 		spec->algorithm->point_label(spec, points[j].node, points[j].vnode,
 									 &label);
-		values[0] = Int64GetDatum(chash_position_to_int64(points[j].position));
+		values[0] = Int64GetDatum(chash_position_to_int64(spec->key_hash,
+															   points[j].position));
 		values[1] = PointerGetDatum(chash_node_text(ring, points[j].node));
 		values[2] = PointerGetDatum(cstring_to_text_with_len(label.data,
 															 label.len));

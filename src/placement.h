@@ -286,7 +286,8 @@ extern void chash_check_tokens(const ChashRingSpec *spec,
 							   const ChashNodeSpec *node);
 extern void chash_check_slot_ranges(const ChashRingSpec *spec,
 									const ChashNodeSpec *node);
-extern void chash_tokens_build(const ChashNodeSpec *node, int index,
+extern void chash_tokens_build(const ChashRingSpec *spec,
+							   const ChashNodeSpec *node, int index,
 							   ChashPoint *out);
 extern void chash_computed_prepare(ChashRingSpec *spec);
 extern int64 chash_computed_node_points(const ChashRingSpec *spec, int node);

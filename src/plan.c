@@ -173,12 +173,14 @@ chash_plan_kind(PG_FUNCTION_ARGS)
 	const ChashPlacement *no_points;
 
 	/*
-	 * Plans by ranges choose rows by the hash of the whole key
-	 * (chash_hash(), MySQL's CRC32()): tagged rings are planned key by key
+	 * Plans by ranges choose rows by the hash of the whole key's text
+	 * (chash_hash(), MySQL's CRC32()): tagged rings, and rings hashing the
+	 * binary form of integer keys, are planned key by key
 	 */
 	PG_RETURN_TEXT_P(cstring_to_text(plan_by_ranges(&rings, &no_points) &&
 									 rings.from->spec.hash_tag == NULL &&
-									 rings.to->spec.hash_tag == NULL ?
+									 rings.to->spec.hash_tag == NULL &&
+									 !rings.from->spec.key_hash->binary_keys ?
 									 "ranges" : "keys"));
 }
 
@@ -250,8 +252,9 @@ static void
 emit_range(void *arg, uint64 lo, uint64 hi, uint32 owner_from, uint32 owner_to)
 {
 	RangeOutput *out = (RangeOutput *) arg;
-	int64		slo = chash_position_to_int64(lo);
-	int64		shi = chash_position_to_int64(hi);
+	const ChashHashFunction *key_hash = out->rings.from->spec.key_hash;
+	int64		slo = chash_position_to_int64(key_hash, lo);
+	int64		shi = chash_position_to_int64(key_hash, hi);
 
 	if (out->moved_only && out->to_of_from[owner_from] == (int32) owner_to)
 		return;
@@ -274,7 +277,8 @@ emit_range(void *arg, uint64 lo, uint64 hi, uint32 owner_from, uint32 owner_to)
  * The ranges of positions on which both rings' owners are constant, or only
  * those where they differ, in chash_position order: 64-bit positions are
  * signed, so the upper half of the unsigned space comes first, as negative
- * values.
+ * values (except where the key hash's order is signed: SQL's order is then
+ * the ring's).
  */
 static void
 ranges_of(FunctionCallInfo fcinfo, PlanRings rings, bool moved_only)
@@ -299,9 +303,9 @@ ranges_of(FunctionCallInfo fcinfo, PlanRings rings, bool moved_only)
 	bits = out.rings.from->spec.key_hash->bits;
 	max = bits == 64 ? PG_UINT64_MAX : ((UINT64CONST(1) << bits) - 1);
 	out.space = ldexp(1.0, bits);
-	if (bits == 64)
+	if (bits == 64 && !out.rings.from->spec.key_hash->signed_order)
 	{
-		uint64		half = UINT64CONST(1) << 63;
+		uint64		half = CHASH_SIGN_BIT;
 
 		chash_rings_compare(out.rings.from, out.rings.to, half, max, max,
 							emit_range, &out);

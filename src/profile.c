@@ -176,6 +176,14 @@ static const ChashProfile chash_profiles[] = {
 		.nodes = "ip:port of each master (CLUSTER NODES' address without @cport); chash_ring_import() reads them with their slots",
 		.checked_against = "redis-server 7.0.15 (Debian 12): CLUSTER KEYSLOT and the owner of every key and slot of a running cluster, before and after redis-cli --cluster reshard and rebalance",
 	},
+	{
+		.name = "cassandra",
+		.system = "Apache Cassandra's Murmur3Partitioner: token rings, keys as CQL serialises them (chash_cql_key)",
+		.algorithm = "tokens",
+		.key_hash = "cassandra_murmur3",
+		.nodes = "each node's address as nodetool ring shows it, with its tokens, and its rack as zone; chash_ring_import() reads them, one data centre a ring",
+		.checked_against = "the DataStax Python driver 3.25 (Debian 12's python3-cassandra): its Murmur3 tokens, CQL serialisers, and replicas by SimpleStrategy and NetworkTopologyStrategy; no Cassandra server runs here",
+	},
 };
 
 /* The settings of ring_create's arguments, in the order chash_profiles() shows them */

@@ -250,12 +250,13 @@ chash_check_tokens(const ChashRingSpec *spec, const ChashNodeSpec *node)
 
 /* A node's given points: token i at its position, as vnode i */
 void
-chash_tokens_build(const ChashNodeSpec *node, int index, ChashPoint *out)
+chash_tokens_build(const ChashRingSpec *spec, const ChashNodeSpec *node,
+				   int index, ChashPoint *out)
 {
 	for (int i = 0; i < node->ntokens; i++)
 	{
-		/* SQL shows a 64-bit position as a signed bigint: the same bits */
-		out[i].position = (uint64) node->tokens[i];
+		out[i].position = chash_position_from_int64(spec->key_hash,
+													node->tokens[i]);
 		out[i].node = index;
 		out[i].vnode = i;
 	}

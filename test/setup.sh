@@ -20,6 +20,9 @@ packages=(
 	# Lucene, whose hash is Elasticsearch's routing hash; groupcache's Go
 	# source and the Go to build it
 	liblucene8-java golang-go golang-github-golang-groupcache-dev
+	# the DataStax Python driver, whose tokens, serialisers and replication
+	# strategies test/scripts/compat_cassandra.sh checks chash against
+	python3-cassandra
 	# nginx and HAProxy (their own instances only: the suite starts no
 	# system service),
 	# and Dalli, with a Ruby to run it

@@ -10,8 +10,9 @@ driver (the Debian package python3-cassandra) computes them.
 KEYS has one key a line (UTF-8; an empty line is the empty key).  Each line
 is serialised the way CQL serialises a partition key value of type T before
 hashing: text = the UTF-8 bytes, int = 4 bytes big-endian signed, bigint = 8
-bytes big-endian signed, uuid = the 16 bytes of the UUID text, blob = the
-bytes of hex text (an optional 0x before it).  The serialisers are the
+bytes big-endian signed, smallint = 2, boolean = one byte (true or false),
+uuid = the 16 bytes of the UUID text, blob = the bytes of hex text (an
+optional 0x before it).  The serialisers are the
 driver's own (cassandra.cqltypes).  With --composite, a line holds one
 component per type, separated by ','; the routing key is then built by the
 driver's Statement.routing_key (each component: 2-byte big-endian length, the
@@ -78,6 +79,8 @@ TYPES = {
     "text": (lambda s: s, cqltypes.UTF8Type),
     "int": (int, cqltypes.Int32Type),
     "bigint": (int, cqltypes.LongType),
+    "smallint": (int, cqltypes.ShortType),
+    "boolean": (lambda s: {"true": True, "false": False}[s], cqltypes.BooleanType),
     "uuid": (uuid.UUID, cqltypes.UUIDType),
     "blob": (parse_blob, cqltypes.BytesType),
 }

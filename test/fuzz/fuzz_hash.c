@@ -13,6 +13,8 @@
  *	- java_hashcode equals String.hashCode() computed here from the UTF-16
  *	  units of the text, which checks hash.c's UTF-8 to UTF-16 walk, and
  *	  es_murmur3 murmur3_32 of those units written little-endian;
+ *	- cassandra_murmur3 equals Cassandra's token computed here in the shape
+ *	  of its Java code (and only the empty key has the MINIMUM token);
  *	- crc16 is the low 16 bits of twemproxy_crc16, and a key hashed by its
  *	  hash tag (chash_hash_tagged, the tag of the input's first two bytes)
  *	  hashes as the part a plain search here finds.
@@ -164,6 +166,102 @@ ref_decimal_int64(const uint8 *data, size_t len, uint64 *value)
 		return false;
 	*value = (uint64) 0 - v;
 	return true;
+}
+
+/* Java's ByteBuffer.get(): a signed byte, as a long */
+static int64
+java_get(const uint8 *data, size_t i)
+{
+	return (int8) data[i];
+}
+
+static uint64
+ref_rotl64(uint64 x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static uint64
+ref_fmix(uint64 k)
+{
+	k ^= k >> 33;
+	k *= UINT64CONST(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	k *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	k ^= k >> 33;
+	return k;
+}
+
+/*
+ * Cassandra's token as its MurmurHash.hash3_x64_128 and Murmur3Partitioner
+ * write it, in their shape: blocks of getBlock() (masked bytes), a tail
+ * switch that falls through with unmasked bytes, normalize(); as a
+ * position, the token plus 2^63
+ */
+static uint64
+ref_cassandra_murmur3(const uint8 *key, size_t length)
+{
+	const uint64 c1 = UINT64CONST(0x87c37b91114253d5);
+	const uint64 c2 = UINT64CONST(0x4cf5ad432745937f);
+	size_t		nblocks = length >> 4;
+	size_t		offset = 0;
+	uint64		h1 = 0,
+				h2 = 0,
+				k1,
+				k2;
+	int64		token;
+
+	if (length == 0)
+		return 0;
+	for (size_t i = 0; i < nblocks; i++)
+	{
+		k1 = 0;
+		k2 = 0;
+		for (int b = 0; b < 8; b++)
+		{
+			k1 += ((uint64) java_get(key, i * 16 + b) & 0xff) << (8 * b);
+			k2 += ((uint64) java_get(key, i * 16 + 8 + b) & 0xff) << (8 * b);
+		}
+		k1 *= c1; k1 = ref_rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+		h1 = ref_rotl64(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
+		k2 *= c2; k2 = ref_rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+		h2 = ref_rotl64(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+	}
+	offset = nblocks * 16;
+	k1 = 0;
+	k2 = 0;
+	switch (length & 15)
+	{
+		case 15: k2 ^= (uint64) java_get(key, offset + 14) << 48;	/* FALLTHROUGH */
+		case 14: k2 ^= (uint64) java_get(key, offset + 13) << 40;	/* FALLTHROUGH */
+		case 13: k2 ^= (uint64) java_get(key, offset + 12) << 32;	/* FALLTHROUGH */
+		case 12: k2 ^= (uint64) java_get(key, offset + 11) << 24;	/* FALLTHROUGH */
+		case 11: k2 ^= (uint64) java_get(key, offset + 10) << 16;	/* FALLTHROUGH */
+		case 10: k2 ^= (uint64) java_get(key, offset + 9) << 8;	/* FALLTHROUGH */
+		case 9:
+			k2 ^= (uint64) java_get(key, offset + 8);
+			k2 *= c2; k2 = ref_rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+			/* FALLTHROUGH */
+		case 8: k1 ^= (uint64) java_get(key, offset + 7) << 56;	/* FALLTHROUGH */
+		case 7: k1 ^= (uint64) java_get(key, offset + 6) << 48;	/* FALLTHROUGH */
+		case 6: k1 ^= (uint64) java_get(key, offset + 5) << 40;	/* FALLTHROUGH */
+		case 5: k1 ^= (uint64) java_get(key, offset + 4) << 32;	/* FALLTHROUGH */
+		case 4: k1 ^= (uint64) java_get(key, offset + 3) << 24;	/* FALLTHROUGH */
+		case 3: k1 ^= (uint64) java_get(key, offset + 2) << 16;	/* FALLTHROUGH */
+		case 2: k1 ^= (uint64) java_get(key, offset + 1) << 8;	/* FALLTHROUGH */
+		case 1:
+			k1 ^= (uint64) java_get(key, offset);
+			k1 *= c1; k1 = ref_rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+	}
+	h1 ^= length;
+	h2 ^= length;
+	h1 += h2;
+	h2 += h1;
+	h1 = ref_fmix(h1);
+	h2 = ref_fmix(h2);
+	h1 += h2;
+	token = (int64) h1 == PG_INT64_MIN ? PG_INT64_MAX : (int64) h1;
+	return (uint64) token + (UINT64CONST(1) << 63);
 }
 
 /*
@@ -337,6 +435,12 @@ LLVMFuzzerTestOneInput(const uint8 *data, size_t size)
 					   "es_murmur3: 0x%llx, murmur3 of the UTF-16 units gives 0x%llx",
 					   (unsigned long long) c.value,
 					   (unsigned long long) ref_es_murmur3(data, size));
+		if (strcmp(h->name, "cassandra_murmur3") == 0)
+			fuzz_check(c.value == ref_cassandra_murmur3(data, size) &&
+					   (c.value == 0) == (size == 0),
+					   "cassandra_murmur3: 0x%llx, Cassandra's steps give 0x%llx",
+					   (unsigned long long) c.value,
+					   (unsigned long long) ref_cassandra_murmur3(data, size));
 		if (strcmp(h->name, "java_hashcode") == 0)
 			fuzz_check(c.value == ref_java_hashcode(data, size),
 					   "java_hashcode: 0x%llx, String.hashCode() gives 0x%x",

@@ -40,6 +40,9 @@ UNION ALL
 SELECT 'hash', h, chash_hash(h, k)
 FROM unnest(ARRAY['identity', 'int64']) h, unnest(ARRAY['0', '42', '9223372036854775807']) k
 ORDER BY 1, 2, 3;
+-- a CQL partition key holds the text's UTF-8
+SELECT 'cql', encode(chash_cql_key(k), 'hex'), encode(chash_cql_key(k, 1), 'hex')
+FROM unnest(ARRAY['ñandú', 'Grüße', 'ÿ']) k ORDER BY 1, 2;
 -- keys in a table, an empty one beside others
 -- (digests of the text's UTF-8, which is the same in every database)
 CREATE TABLE keys (id integer, k text, filler text);

@@ -13,6 +13,7 @@ SELECT chash_ring_create('hostile', vnodes => 20);
 SELECT chash_node_add('hostile', n, target => 'shard_' || n) FROM unnest(ARRAY['n1', 'n2', 'n3']) n;
 SELECT chash_ring_copy('hostile', 'hostile_next');
 SELECT chash_node_add('hostile_next', 'n4', target => 'shard_n4');
+SELECT chash_ring_create('hostile_redis', profile => 'redis_cluster');
 CREATE TABLE hostile_keys (k integer PRIMARY KEY);
 INSERT INTO hostile_keys SELECT generate_series(1, 100);
 CREATE ROLE regress_chash_nobody;
@@ -40,7 +41,8 @@ CREATE TEMP TABLE hostile_samples (argname text, argtype regtype, value text,
 								   function text DEFAULT NULL);
 INSERT INTO hostile_samples VALUES
 	('ring', NULL, '''hostile_new''', 'chash_ring_create'),
-	('node', NULL, '''n9''', 'chash_node_add');
+	('node', NULL, '''n9''', 'chash_node_add'),
+	('ring', NULL, '''hostile_redis''', 'chash_ring_import');
 INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('ring', NULL, '''hostile'''), ('from_ring', NULL, '''hostile'''),
 	('to_ring', NULL, '''hostile_next'''), ('src', NULL, '''hostile'''),
@@ -61,7 +63,8 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('relname', NULL, '''hostile_keys'''), ('require_active', NULL, 'true'),
 	('distinct_zones', NULL, 'true'), ('table_size', NULL, 'NULL'), ('lookup', NULL, '''nearest'''), ('tokens', NULL, 'NULL'), ('slots', NULL, 'NULL'), ('key_mysql', NULL, '''`id`'''),
 	('name', NULL, '''n'''), ('hash_tag', NULL, '''{}'''), ('profile', NULL, 'NULL'),
-	('format', NULL, '''redis_cluster_nodes'''),
+	('format', NULL, '''redis_cluster_nodes'''), ('datacenter', NULL, 'NULL'),
+	('components', NULL, '''k''::text'),
 	('input', NULL, '''e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-16383''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented
@@ -79,6 +82,7 @@ INSERT INTO hostile_nullable VALUES
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'ties'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'table_size'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'lookup'),
+	('chash_ring_import(text,text,text,text)', 'datacenter'),
 	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'vnodes'),
 	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'zone'),
 	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'target'),

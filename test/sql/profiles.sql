@@ -66,8 +66,11 @@ DECLARE
 BEGIN
 	FOR r IN SELECT ring FROM chash.ring_config WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%' LOOP
 		PERFORM chash_node_add(r, '10.0.0.' || i || ':6379',
-							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump|elasticsearch)$'
-									THEN 1 ELSE i % 3 + 1 END)
+							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump|elasticsearch|cassandra)$'
+									THEN 1 ELSE i % 3 + 1 END,
+							   tokens => CASE WHEN r ~ 'cassandra$'
+											  THEN ARRAY[i * 1000000000000000000 - 4000000000000000000,
+														 i * 100 - 350] END)
 		FROM generate_series(1, 7) i;
 	END LOOP;
 	-- the same ordinals in both rings: HAProxy's ids are the ordinals
@@ -550,5 +553,128 @@ SELECT bool_or(position('explicit key lists' IN q) > 0) AS lists_keys,
 	   bool_or(q LIKE '%INTERVAL(%') AS computes_slots
 FROM chash_migration_sql('before', 'after', 'profile_keys', 'k', 'mysql') q;
 DROP TABLE profile_keys;
+
+
+-- Cassandra: the Murmur3Partitioner's tokens of keys as CQL serialises
+-- them.  'hello' and 'café' are the published tokens; integer 1's token is
+-- the one Cassandra's documentation shows for partition key 1.
+SELECT chash_hash('cassandra_murmur3', 'hello') AS hello,
+	   chash_hash('cassandra_murmur3', 'café') AS cafe,
+	   chash_hash('cassandra_murmur3', int4send(1)) AS int_1;
+-- tails with bytes of 0x80 and more, which Cassandra reads as signed bytes
+-- (tokens by python3-cassandra), and the empty key's MINIMUM token
+SELECT chash_hash('cassandra_murmur3', '\xff'::bytea) AS ff,
+	   chash_hash('cassandra_murmur3', decode(repeat('80', 15), 'hex')) AS "15x80",
+	   chash_hash('cassandra_murmur3', '\xc8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8'::bytea) AS "17 bytes",
+	   chash_hash('cassandra_murmur3', ''::bytea) AS empty;
+
+-- chash_cql_key: one value as CQL serialises it, several as a composite key
+CREATE DOMAIN pg_temp.user_id AS integer;
+SELECT chash_cql_key('abc') AS unknown, chash_cql_key('é'::text) AS text,
+	   chash_cql_key('é'::varchar) AS varchar, chash_cql_key('\x0102'::bytea) AS blob,
+	   chash_cql_key(-2::smallint) AS smallint, chash_cql_key(-2) AS int,
+	   chash_cql_key(-2::bigint) AS bigint, chash_cql_key(true) AS true,
+	   chash_cql_key(7::pg_temp.user_id) AS domain;
+SELECT chash_cql_key('00000000-0000-0000-0000-0000000000ff'::uuid) AS uuid,
+	   chash_cql_key('ab'::text, 1) AS "text, int",
+	   chash_cql_key(VARIADIC ARRAY['a', 'bc']) AS "VARIADIC",
+	   chash_cql_key(''::text, ''::bytea) AS "two empty";
+-- a component's length is 2 bytes: 65535 bytes fit, 65536 do not
+SELECT length(chash_cql_key(repeat('x', 65535), 1)) AS longest;
+SELECT pg_temp.expect_error($$SELECT chash_cql_key(repeat('x', 65536), 1)$$);
+SELECT pg_temp.expect_error($$SELECT chash_cql_key(NULL::integer)$$);
+SELECT pg_temp.expect_error($$SELECT chash_cql_key('a'::text, NULL::integer)$$);
+SELECT pg_temp.expect_error($$SELECT chash_cql_key(1.5)$$);
+SELECT pg_temp.expect_error($$SELECT chash_cql_key(VARIADIC NULL::integer[])$$);
+SELECT pg_temp.expect_error($$SELECT chash_cql_key(VARIADIC '{}'::integer[])$$);
+SELECT pg_temp.expect_error($$SELECT chash_cql_key(VARIADIC ARRAY[1, NULL])$$);
+
+-- A ring of two data centres' nodes, one ring a data centre
+SELECT chash_ring_create('cass_dc1', profile => 'cassandra'),
+	   chash_ring_create('cass_dc2', profile => 'cassandra');
+CREATE TEMP TABLE nodetool (t text);
+INSERT INTO nodetool VALUES ($$
+Datacenter: dc1
+==========
+Address         Rack        Status State   Load            Owns                Token
+                                                                               9000000000000000000
+10.0.1.1        r1          Up     Normal  112.36 KiB      ?                   -9000000000000000000
+10.0.1.2        r2          Up     Normal  1.02 MiB        ?                   -3758069500696749310
+10.0.1.3        r1          Down   Normal  ?               ?                   -1000
+10.0.1.4        r2          Up     Joining 10 KiB          ?                   0
+10.0.1.2        r2          Up     Leaving 1.02 MiB        ?                   5000000000000000000
+10.0.1.3        r1          Down   Normal  ?               ?                   9000000000000000000
+
+Datacenter: dc2
+==========
+Address         Rack        Status State   Load            Owns                Token
+                                                                               7000000000000000000
+10.0.2.1        r1          Up     Moving  112.36 KiB      ?                   -1
+10.0.2.2        r1          ?      Normal  112.36 KiB      ?                   7000000000000000000
+
+  Warning: "nodetool ring" is used to output all the tokens of a node.
+  To view status related info of a node use "nodetool status" instead.
+$$);
+SELECT chash_ring_import('cass_dc1', 'nodetool_ring', t, datacenter => 'dc1') AS dc1,
+	   chash_ring_import('cass_dc2', 'nodetool_ring', t, 'dc2') AS dc2
+FROM nodetool;
+SELECT ring, node, zone, state, tokens,
+	   row_number() OVER (PARTITION BY ring ORDER BY ordinal) AS "order"
+FROM chash.nodes WHERE ring LIKE 'cass_%' ORDER BY ring, ordinal;
+-- points and ranges in signed order, as Cassandra's tokens
+SELECT * FROM chash_points('cass_dc1');
+SELECT chash_ring_copy('cass_dc1', 'cass_dc1b');
+SELECT chash_node_remove('cass_dc1b', '10.0.1.3');
+SELECT * FROM chash_moved_ranges('cass_dc1', 'cass_dc1b');
+-- a key on a token belongs to that token's node; past the last token, to
+-- the first; the empty key's MINIMUM token, to the first
+SELECT chash_position('cass_dc1', 'hello') AS hello, chash_lookup('cass_dc1', 'hello') AS owner,
+	   chash_position('cass_dc1', 'k145') AS k145, chash_lookup('cass_dc1', 'k145') AS past_last,
+	   chash_lookup('cass_dc1', ''::bytea) AS empty;
+-- replicas: SimpleStrategy's walk, and NetworkTopologyStrategy's, with
+-- racks as zones: from int -1000's token, the walk meets 10.0.1.3 and
+-- 10.0.1.1 of rack r1 before 10.0.1.2 of r2, which NTS takes second
+SELECT chash_lookup_n('cass_dc1', 'hello', 3) AS simple_3,
+	   chash_position('cass_dc1', -1000) AS token,
+	   chash_lookup_n('cass_dc1', -1000, 2) AS simple_2,
+	   chash_lookup_n('cass_dc1', -1000, 2, true) AS nts_2,
+	   chash_lookup_n('cass_dc1', -1000, 3, true) AS nts_3;
+-- the typed overloads hash integers and uuids as CQL does, text as UTF-8
+SELECT chash_position('cass_dc1', 1) = chash_hash('cassandra_murmur3', int4send(1)) AS int,
+	   chash_position('cass_dc1', 1::bigint) = chash_hash('cassandra_murmur3', int8send(1)) AS bigint,
+	   chash_position('cass_dc1', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid) =
+	   chash_hash('cassandra_murmur3', uuid_send('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')) AS uuid,
+	   chash_position('cass_dc1', 'é') = chash_hash('cassandra_murmur3', '\xc3a9'::bytea) AS text;
+-- plans go key by key: chash_hash() of a key's text is not its token
+SELECT chash.plan_kind('cass_dc1', 'cass_dc1b');
+
+-- Bad input: a clear error, and the ring unchanged
+CREATE TEMP TABLE cass_before AS SELECT * FROM chash.nodes WHERE ring = 'cass_dc1';
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring', t) FROM nodetool$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring', t, 'dc3') FROM nodetool$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring', 'Datacenter: dc1')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
+	'10.0.1.1  r1  Up  Normal  1 KiB  ?  9223372036854775808')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
+	'10.0.1.1  r1  Sleepy  Normal  1 KiB  ?  1')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
+	'10.0.1.1  r1  Up  Gone  1 KiB  ?  1')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
+	E'10.0.1.1  r1  Up  Normal  1 KiB  ?  1\n10.0.1.2  r1  Up  Normal  1 KiB  ?  01')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
+	E'10.0.1.1  r1  Up  Normal  1 KiB  ?  1\n10.0.1.1  r2  Up  Normal  1 KiB  ?  2')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
+	'10.0.1.1  r1  Up  Joining  1 KiB  ?  1')$$);
+SELECT pg_temp.expect_error(format($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
+	'%s  r1  Up  Normal  1 KiB  ?  1')$$, repeat('a', 1025)));
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'redis_cluster_nodes', '', 'dc1')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool', '')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring', NULL)$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('no_such_ring', 'nodetool_ring', t, 'dc1') FROM nodetool$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'nodetool_ring', t, 'dc1') FROM nodetool$$);
+SELECT count(*) AS unchanged FROM (
+	SELECT * FROM cass_before
+	INTERSECT
+	SELECT * FROM chash.nodes WHERE ring = 'cass_dc1') same;
 
 SELECT chash_ring_drop(ring) FROM chash.ring_config ORDER BY ring;
