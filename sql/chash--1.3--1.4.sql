@@ -58,7 +58,7 @@ CREATE FUNCTION chash_ring_create(ring text,
 	AS 'MODULE_PATHNAME', 'chash_ring_create'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text, text, text) IS
-	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli or elasticsearch; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
+	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli, elasticsearch or envoy_ring_hash; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
 
 -- A ring filled from a system's own description of its cluster
 CREATE FUNCTION chash.import_redis_cluster_nodes(ring text, input text)

@@ -14,6 +14,14 @@
  * alone; full_hash is a bijection, so two servers share a point only if
  * their ids are equal modulo 2^20.
  *
+ * Variant "id_hashed": HAProxy 3.0.0 (commit faa8c3e02, "hash-key id", its
+ * default) placed point j at full_hash(full_hash(puid) + j) instead, until
+ * commit 03e9a5a1e (3.3-dev10, October 2025) went back to puid * 4096: the
+ * releases before that fix (3.0.0 to 3.0.11, 3.1.0, 3.2.0) place servers
+ * so.  Two servers there share points where their full_hash(puid) are
+ * less than 16 * weight apart; the one listed first is taken to keep them,
+ * as for 2.x.  The default (NULL or "id_scaled") is the 2.x rule.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -29,10 +37,20 @@
 #define HAPROXY_MAX_WEIGHT		256 /* SRV_UWGHT_MAX */
 #define HAPROXY_EWGHT_RANGE		4096	/* SRV_EWGHT_RANGE */
 
+/* variant_data: non-NULL for "id_hashed" */
+static const char haproxy_id_hashed[] = "id_hashed";
+
 static void
 haproxy_prepare(ChashRingSpec *spec)
 {
-	chash_refuse_variant(spec);
+	if (spec->variant != NULL && strcmp(spec->variant, haproxy_id_hashed) == 0)
+		spec->variant_data = haproxy_id_hashed;
+	else if (spec->variant != NULL && strcmp(spec->variant, "id_scaled") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown haproxy variant \"%s\"",
+						chash_message_name(spec->variant, (int) strlen(spec->variant))),
+				 errhint("Valid haproxy variants are \"id_scaled\" (servers at full_hash(id * 4096 + j): HAProxy 2.x and fixed 3.x, the default) and \"id_hashed\" (at full_hash(full_hash(id) + j): HAProxy 3.0.0 to 3.0.11).")));
 	if (strcmp(spec->hash->name, "crc32") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -82,7 +100,9 @@ haproxy_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 {
 	const ChashNodeSpec *n = &spec->nodes[node];
 	int64		count = haproxy_node_points(spec, node);
-	uint32		base = (uint32) ((uint64) n->ordinal * HAPROXY_EWGHT_RANGE);
+	uint32		base = spec->variant_data != NULL ?
+		chash_haproxy_full_hash((uint32) n->ordinal) :
+		(uint32) ((uint64) n->ordinal * HAPROXY_EWGHT_RANGE);
 
 	for (int64 j = 0; j < count; j++)
 	{
@@ -114,5 +134,5 @@ const ChashAlgorithm chash_algorithm_haproxy = {
 	.kind = CHASH_PLACEMENT_POINTS,
 	.weighted = true,
 	.node_points_alone = true,
-	.description = "HAProxy's hash-type consistent: 16 points per unit of weight at full_hash(id * 4096 + j), keys to the nearest point",
+	.description = "HAProxy's hash-type consistent: 16 points per unit of weight at full_hash(id * 4096 + j) (variant id_hashed: full_hash(full_hash(id) + j), HAProxy 3.0.0 to 3.0.11), keys to the nearest point",
 };

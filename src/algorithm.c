@@ -27,6 +27,7 @@ static const ChashAlgorithm *const chash_algorithms[] = {
 	&chash_algorithm_dalli,
 	&chash_algorithm_haproxy,
 	&chash_algorithm_elasticsearch,
+	&chash_algorithm_envoy_ring_hash,
 };
 
 /* The algorithm of that name, or NULL */

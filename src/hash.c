@@ -39,6 +39,13 @@ hash_xxh64(const unsigned char *data, size_t len)
 	return XXH64(data, len, 0);
 }
 
+/* XXH64 with a seed (Envoy's maglev takes seeds 0 and 1) */
+uint64
+chash_xxh64_seeded(const void *data, size_t len, uint64 seed)
+{
+	return XXH64(data, len, seed);
+}
+
 /* FNV-1 and FNV-1a (Fowler, Noll, Vo), offset bases and primes of the spec */
 #define FNV32_OFFSET	UINT64CONST(2166136261)
 #define FNV32_PRIME		UINT64CONST(16777619)

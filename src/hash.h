@@ -45,6 +45,7 @@ extern const ChashHashFunction *chash_hash_find(const char *name);
 extern uint32 chash_crc32(const unsigned char *data, size_t len);
 extern uint32 chash_crc16_register(const unsigned char *data, size_t len);
 extern void chash_md5(const void *data, size_t len, uint8 digest[16]);
+extern uint64 chash_xxh64_seeded(const void *data, size_t len, uint64 seed);
 
 /* The little-endian 32-bit word at p (as ketama reads MD5 digests) */
 static inline uint32

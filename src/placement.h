@@ -36,6 +36,8 @@ typedef struct ChashNodeSpec
 	bool		slots_given;	/* it was given slot ranges (maybe none) */
 	int32		nslot_ranges;	/* how many */
 	const int32 *slot_ranges;	/* [lower, upper) pairs, 2 a range */
+	/* its points, where the algorithm's prepare counts them for all nodes */
+	int64		prepared_points;
 } ChashNodeSpec;
 
 /*
@@ -194,6 +196,7 @@ extern const ChashAlgorithm chash_algorithm_nginx;
 extern const ChashAlgorithm chash_algorithm_dalli;
 extern const ChashAlgorithm chash_algorithm_haproxy;
 extern const ChashAlgorithm chash_algorithm_elasticsearch;
+extern const ChashAlgorithm chash_algorithm_envoy_ring_hash;
 
 /*
  * Virtual node names from a template with {node} and {i} (template.c):

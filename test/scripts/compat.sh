@@ -46,6 +46,11 @@
 #   spymemcached  spymemcached 2.12.3 (Debian's libspymemcached-java) on
 #                 OpenJDK 17: its KetamaNodeLocator (SpymemcachedRoutes.java,
 #                 compiled here), both key formats, with and without weights
+#   dubbo         independent reference of Dubbo's ConsistentHashLoadBalance
+#                 (dubbo_reference.py; Debian has no Dubbo)
+#   envoy         independent reference of Envoy's ring_hash and maglev
+#                 (envoy_reference.py, its --self-test the values Envoy's
+#                 tests publish; Debian has no Envoy)
 #
 # Besides the generated keys, every configuration gets keys that land
 # exactly on points (the names its client hashes for its points, such as
@@ -110,7 +115,7 @@ export PGCLIENTENCODING=UTF8
 py=/usr/bin/python3		# the Debian Python, which has uhashring
 nkeys=${CHASH_COMPAT_KEYS:-50000}
 jobs=${CHASH_COMPAT_JOBS:-$(nproc 2>/dev/null || echo 2)}
-clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy elasticsearch groupcache)
+clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy elasticsearch groupcache dubbo envoy)
 only=" ${CHASH_COMPAT_CLIENTS:-${clients[*]}} "
 db=chash_compat_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat.XXXXXX")
@@ -247,6 +252,33 @@ spymemcached | libmemcached format, tie                    | @tie               
 spymemcached | libmemcached format, tie, reversed          | @tie-reversed         | --format LIBMEMCACHED
 spymemcached | libmemcached format, weighted, 47 mixed     | 47 mixedport mixed    | --format LIBMEMCACHED --weighted
 spymemcached | libmemcached format, weighted, 100 equal    | 100 ip equal          | --format LIBMEMCACHED --weighted
+dubbo        | 1 provider                                  | 1 port equal          |
+dubbo        | 2 providers                                 | 2 port equal          |
+dubbo        | 10 providers                                | 10 port equal         |
+dubbo        | 100 providers                               | 100 ip11211 equal     |
+dubbo        | 1000 providers                              | 1000 port equal       |
+dubbo        | 10 UTF-8 names                              | 10 utf8 equal         |
+dubbo        | 10 providers, hash.nodes 40                 | 10 port equal         | --vnodes 40
+dubbo        | tie (the later provider wins)               | @dubbo-tie            |
+dubbo        | tie, reversed                               | @dubbo-tie-reversed   |
+envoy        | ring_hash, 1 host                           | 1 port equal          | --lb ring_hash
+envoy        | ring_hash, 2 hosts                          | 2 port equal          | --lb ring_hash
+envoy        | ring_hash, 10 mixed weights                 | 10 port mixed         | --lb ring_hash
+envoy        | ring_hash, 100 mixed weights                | 100 port mixed        | --lb ring_hash
+envoy        | ring_hash, 1000 equal                       | 1000 port equal       | --lb ring_hash
+envoy        | ring_hash, 6 skewed weights                 | 6 port skewed         | --lb ring_hash
+envoy        | ring_hash, 10 UTF-8 names                   | 10 utf8 mixed         | --lb ring_hash
+envoy        | ring_hash, minimum_ring_size 12             | 6 port equal          | --lb ring_hash --min-ring-size 12
+envoy        | ring_hash, minimum_ring_size 100000         | 10 hostname mixed     | --lb ring_hash --min-ring-size 100000
+envoy        | maglev, 1 host                              | 1 port equal          | --lb maglev
+envoy        | maglev, 2 hosts                             | 2 port equal          | --lb maglev
+envoy        | maglev, 10 mixed weights                    | 10 port mixed         | --lb maglev
+envoy        | maglev, 100 mixed weights                   | 100 port mixed        | --lb maglev
+envoy        | maglev, 1000 equal                          | 1000 port equal       | --lb maglev
+envoy        | maglev, 6 skewed weights                    | 6 port skewed         | --lb maglev
+envoy        | maglev, 10 UTF-8 names                      | 10 utf8 mixed         | --lb maglev
+envoy        | maglev, table_size 7                        | 6 port equal          | --lb maglev --table-size 7
+envoy        | maglev, table_size 655373                   | 100 hostname mixed    | --lb maglev --table-size 655373
 groupcache   | 1 peer                                      | 1 hostname equal      |
 groupcache   | 2 peers                                     | 2 hostname equal      |
 groupcache   | 10 peers                                    | 10 port equal         |
@@ -329,6 +361,10 @@ write_list() {
 	# groupcache: point 0 of h6ezxwvm8 and of wtclwf2jc are both
 	# crc32("0h6ezxwvm8") = crc32("0wtclwf2jc") = 3408942160
 	groupcache-tie) printf '%s\t1\n' h6ezxwvm8 peer-b wtclwf2jc ;;
+	# Dubbo: "10.60.0.1:808" with i = 10..19 hashes the very strings of
+	# "10.60.0.1:8081" with i = 0..9 (no separator): 40 shared points
+	dubbo-tie) printf '%s\t1\n' 10.60.0.1:808 10.60.0.2:20880 10.60.0.1:8081 ;;
+	dubbo-tie-reversed) printf '%s\t1\n' 10.60.0.1:8081 10.60.0.2:20880 10.60.0.1:808 ;;
 	groupcache-tie-reversed) printf '%s\t1\n' wtclwf2jc peer-b h6ezxwvm8 ;;
 	# HAProxy: b, e, g and j have ids (3, 2, 10, 1000); the others get
 	# theirs from HAProxy's counter (a 1, c 4, d 5, f 7, h 9, i 11, k 13)
@@ -376,6 +412,10 @@ point_keys() {
 		java) printf '%s&&VN0\n%s&&VN1\n%s&&VN2\n' "$name" "$name" "$name" ;;
 		# spymemcached: "ip:port-i", or libmemcached's names
 		spymemcached-lib) name=${name%:11211}; printf '%s-0\n%s-1\n%s-2\n' "$name" "$name" "$name" ;;
+		# Dubbo's digests hash "address" || i: their first point
+		dubbo) printf '%s0\n%s1\n%s39\n' "$name" "$name" "$name" ;;
+		# Envoy's ring_hash points hash "<key>_<i>"
+		envoy) printf '%s_0\n%s_1\n%s_2\n' "$name" "$name" "$name" ;;
 		*) printf '%s-0\n%s-1\n%s-2\n' "$name" "$name" "$name" ;;
 		esac
 	done | LC_ALL=C awk 'length($0) <= 200'	# in bytes: the longest key the route programs take
@@ -384,7 +424,7 @@ point_keys() {
 # The chash ring for a configuration: SQL that creates ring $1
 ring_sql() {
 	local ring=$1 client=$2 hash='' vnodes='' template='{node}&&VN{i}' first=0 o spy_profile='' avalanche=''
-	local table_size=NULL
+	local table_size=NULL lb=''
 	read -ra o <<<"$3"
 	set -- "${o[@]}"
 	while [ $# -gt 0 ]; do
@@ -397,7 +437,9 @@ ring_sql() {
 		--format) [ "$2" = LIBMEMCACHED ] && spy_profile=_libmemcached${spy_profile}; shift 2 ;;
 		--weighted) spy_profile=${spy_profile}_weighted; shift ;;
 		--avalanche) avalanche=_avalanche; shift ;;
-		--routing-shards) table_size=$2; shift 2 ;;
+		--routing-shards | --table-size) table_size=$2; shift 2 ;;
+		--lb) lb=$2; shift 2 ;;
+		--min-ring-size) vnodes=$2; shift 2 ;;
 		*) echo "compat: unknown client option $1" >&2; return 1 ;;
 		esac
 	done
@@ -421,8 +463,14 @@ ring_sql() {
 		echo "SELECT chash_ring_create('$ring', profile => 'spymemcached$spy_profile')" ;;
 	guava | nginx | dalli)
 		echo "SELECT chash_ring_create('$ring', profile => '$client')" ;;
-	groupcache)
-		echo "SELECT chash_ring_create('$ring', profile => 'groupcache'${vnodes:+, vnodes => $vnodes})" ;;
+	groupcache | dubbo)
+		echo "SELECT chash_ring_create('$ring', profile => '$client'${vnodes:+, vnodes => $vnodes})" ;;
+	envoy)
+		if [ "$lb" = maglev ]; then
+			echo "SELECT chash_ring_create('$ring', profile => 'envoy_maglev', table_size => $table_size)"
+		else
+			echo "SELECT chash_ring_create('$ring', profile => 'envoy_ring_hash'${vnodes:+, vnodes => $vnodes})"
+		fi ;;
 	elasticsearch)
 		echo "SELECT chash_ring_create('$ring', profile => 'elasticsearch', table_size => $table_size)" ;;
 	haproxy)
@@ -459,6 +507,8 @@ client_cmd() {
 	haproxy) cmd=("$py" "$compat/haproxy_routes.py" "${o[@]}" --ids "$dir/ids.tsv") ;;
 	elasticsearch) cmd=("$py" "$compat/es_routing.py" "${o[@]}" --servers) ;;
 	groupcache) cmd=("$work/groupcache_routes" ${o[@]/--vnodes/--replicas}) ;;
+	dubbo) cmd=("$py" "$compat/dubbo_reference.py" ${o[@]/--vnodes/--nodes}) ;;
+	envoy) cmd=("$py" "$compat/envoy_reference.py" "${o[@]}") ;;
 	esac
 }
 
@@ -477,6 +527,8 @@ client_file() {
 	haproxy) echo "$compat/haproxy_routes.py" ;;
 	elasticsearch) echo "$compat/es_routing.py" ;;
 	groupcache) echo "$compat/groupcache_routes.go" ;;
+	dubbo) echo "$compat/dubbo_reference.py" ;;
+	envoy) echo "$compat/envoy_reference.py" ;;
 	esac
 }
 
@@ -543,6 +595,14 @@ if want elasticsearch; then
 fi
 if want haproxy; then
 	[ -x /usr/sbin/haproxy ] || missing+=("haproxy: /usr/sbin/haproxy is not installed (haproxy)")
+fi
+if want dubbo; then
+	$py "$compat/dubbo_reference.py" --self-test >/dev/null ||
+		missing+=("dubbo: dubbo_reference.py --self-test failed")
+fi
+if want envoy; then
+	$py "$compat/envoy_reference.py" --self-test >/dev/null ||
+		missing+=("envoy: envoy_reference.py --self-test failed")
 fi
 if want dalli; then
 	[ -x /usr/bin/ruby ] && /usr/bin/ruby -e 'require "dalli"' 2>/dev/null ||

@@ -66,7 +66,7 @@ DECLARE
 BEGIN
 	FOR r IN SELECT ring FROM chash.ring_config WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%' LOOP
 		PERFORM chash_node_add(r, '10.0.0.' || i || ':6379',
-							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump|elasticsearch|cassandra)$'
+							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump|elasticsearch|cassandra|dubbo)$'
 									THEN 1 ELSE i % 3 + 1 END,
 							   tokens => CASE WHEN r ~ 'cassandra$'
 											  THEN ARRAY[i * 1000000000000000000 - 4000000000000000000,
@@ -676,5 +676,75 @@ SELECT count(*) AS unchanged FROM (
 	SELECT * FROM cass_before
 	INTERSECT
 	SELECT * FROM chash.nodes WHERE ring = 'cass_dc1') same;
+
+
+-- HAProxy 3.0.0 to 3.0.11: servers at full_hash(full_hash(id) + j), the
+-- 2.x rule beside it (values computed from lb_chash.c of both versions)
+SELECT chash_ring_create('hap2', profile => 'haproxy'),
+	   chash_ring_create('hap3', profile => 'haproxy_3_0');
+INSERT INTO chash.node_config (ring, node, ordinal)
+SELECT r, n, o FROM unnest(ARRAY['hap2', 'hap3']) r, (VALUES ('srv0', 1), ('srv1', 2)) v(n, o);
+SELECT p.vnode, a.point AS "2.x", p.point AS "3.0.0-3.0.11"
+FROM chash_points('hap3') p JOIN chash_points('hap2') a USING (vnode)
+WHERE p.vnode IN ('srv0~0', 'srv0~1', 'srv0~2', 'srv1~0', 'srv1~1', 'srv1~2') ORDER BY p.vnode;
+-- HAProxy's reg-test balance-hash-maxconn.vtc: balance uri, srv0 and srv1;
+-- it expected /test-url on srv1 before the fix, on srv0 after it
+SELECT chash_lookup('hap2', '/test-url') AS "2.x", chash_lookup('hap3', '/test-url') AS "3.0.0-3.0.11";
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('hapx', algorithm => 'haproxy', ketama_variant => 'id_random')$$);
+
+-- Dubbo: 40 digests of "address" || i, 4 points each, the later invoker
+-- winning a shared point; key MD5 (routes of dubbo_reference.py, checked
+-- by hand with openssl on Dubbo's test invokers 127.0.0.1:1 to :5)
+SELECT chash_ring_create('dubbo', profile => 'dubbo');
+SELECT chash_node_add('dubbo', '127.0.0.1:' || i) FROM generate_series(1, 5) i;
+SELECT chash_lookup('dubbo', 'arg1') AS arg1, chash_lookup('dubbo', '') AS empty,
+	   chash_lookup('dubbo', 'abc') AS abc, count(*) AS points
+FROM chash_points('dubbo');
+-- "h:808" with i = 10..19 is the text of "h:8081" with i = 0..9: 40
+-- shared points, which the invoker listed later keeps; key
+-- "10.60.0.1:80810" is the first point of both digests
+SELECT chash_ring_create('dubbo_tie', profile => 'dubbo'),
+	   chash_ring_create('dubbo_tie_reversed', profile => 'dubbo');
+SELECT chash_node_add('dubbo_tie', n) FROM unnest(ARRAY['10.60.0.1:808', '10.60.0.1:8081']) n;
+SELECT chash_node_add('dubbo_tie_reversed', n) FROM unnest(ARRAY['10.60.0.1:8081', '10.60.0.1:808']) n;
+SELECT (SELECT count(*) FROM (SELECT point FROM chash_points('dubbo_tie')
+							  GROUP BY point HAVING count(*) > 1) t) AS shared,
+	   chash_lookup('dubbo_tie', '10.60.0.1:80810') AS later_8081,
+	   chash_lookup('dubbo_tie_reversed', '10.60.0.1:80810') AS later_808;
+SELECT pg_temp.expect_error($$SELECT chash_node_add('dubbo_tie', '10.60.0.3:20880', 2)$$);
+
+-- Envoy's ring_hash: the rings its ring_hash_lb_test.cc publishes (Basic:
+-- :90 to :95, minimum_ring_size 12; UnevenHosts: :80 and :81, then :81 and
+-- :82, minimum_ring_size 3), shown as unsigned hashes
+CREATE FUNCTION pg_temp.unsigned(v bigint) RETURNS numeric LANGUAGE sql
+	AS $$SELECT v::numeric + CASE WHEN v < 0 THEN 18446744073709551616 ELSE 0 END$$;
+SELECT chash_ring_create('envoy_basic', profile => 'envoy_ring_hash', vnodes => 12),
+	   chash_ring_create('envoy_uneven', profile => 'envoy_ring_hash', vnodes => 3);
+SELECT chash_node_add('envoy_basic', '127.0.0.1:' || p) FROM generate_series(90, 95) p;
+SELECT chash_node_add('envoy_uneven', '127.0.0.1:' || p) FROM generate_series(80, 81) p;
+SELECT pg_temp.unsigned(point) AS hash, node FROM chash_points('envoy_basic') ORDER BY 1;
+SELECT pg_temp.unsigned(point) AS hash, node FROM chash_points('envoy_uneven') ORDER BY 1;
+SELECT chash_node_remove('envoy_uneven', '127.0.0.1:80'), chash_node_add('envoy_uneven', '127.0.0.1:82');
+SELECT pg_temp.unsigned(point) AS hash, node FROM chash_points('envoy_uneven') ORDER BY 1;
+-- weights carry their fractions to the next host: 1, 2, 3 on 6 points
+SELECT chash_ring_create('envoy_weighted', profile => 'envoy_ring_hash', vnodes => 6);
+SELECT chash_node_add('envoy_weighted', '127.0.0.1:' || (89 + w), w) FROM generate_series(1, 3) w;
+SELECT node, points FROM chash.nodes WHERE ring = 'envoy_weighted' ORDER BY node;
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('envoy_big', profile => 'envoy_ring_hash', vnodes => 8388609)$$);
+SELECT pg_temp.expect_error($$SELECT chash_node_add('envoy_basic', '127.0.0.1:96', vnodes => 5)$$);
+
+-- Envoy's maglev: its published tables (Basic: :90 to :95 in 7 slots;
+-- Weighted: :90 of weight 1 and :91 of 2 in 17), hosts in name order
+SELECT chash_ring_create('envoy_mag', profile => 'envoy_maglev', table_size => 7),
+	   chash_ring_create('envoy_magw', profile => 'envoy_maglev', table_size => 17);
+SELECT chash_node_add('envoy_mag', '127.0.0.1:' || p) FROM generate_series(95, 90, -1) p;
+SELECT chash_node_add('envoy_magw', '127.0.0.1:' || p, p - 89) FROM generate_series(90, 91) p;
+SELECT r.ring, string_agg(split_part(x.node, ':', 2), ' ' ORDER BY s) AS slots
+FROM unnest(ARRAY['envoy_mag', 'envoy_magw']) r(ring), chash_slot_ranges(r.ring) x,
+	 generate_series(lower(x.slots), upper(x.slots) - 1) s
+GROUP BY r.ring ORDER BY r.ring;
+SELECT pg_temp.expect_error($$SELECT chash_node_add('envoy_mag', n) FROM unnest(ARRAY['a', 'b']) n$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('magx', algorithm => 'maglev', ketama_variant => 'google')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('magx', algorithm => 'maglev', ketama_variant => 'envoy', hash => 'xxh3_64')$$);
 
 SELECT chash_ring_drop(ring) FROM chash.ring_config ORDER BY ring;
