@@ -358,14 +358,161 @@ rendezvous_ownership(const ChashPlacement *placement, int replicas,
 	pfree(group);
 }
 
+/*
+ * Variant "pymemcache": pymemcache's RendezvousHash scores each node by
+ * hash("<node>-<key>") over the key itself, the node with the highest
+ * score owning it and the greater name winning equal scores; no weights.
+ * No position of the key decides that, so the ring is keyed (see
+ * placement.h); its preference order is by score.  Ownership is the
+ * equal-weight case above: every member's scores are uniform alike.
+ */
+static const char rendezvous_pymemcache[] = "pymemcache";
+
+static void
+rendezvous_prepare(ChashRingSpec *spec)
+{
+	const char *variant = spec->variant;
+
+	spec->variant = NULL;
+	chash_computed_prepare(spec);
+	spec->variant = variant;
+	if (variant == NULL || strcmp(variant, "chash") == 0)
+		return;
+	if (strcmp(variant, rendezvous_pymemcache) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown rendezvous variant \"%s\"",
+						chash_message_name(variant, (int) strlen(variant))),
+				 errhint("Valid rendezvous variants are \"chash\" (weighted scores of the key's position, the default) and \"pymemcache\" (pymemcache's RendezvousHash).")));
+	if (spec->hash->bits != 32)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rendezvous rings of variant \"pymemcache\" score with a 32-bit hash, not \"%s\"",
+						spec->hash->name),
+				 errhint("Use the hash \"pymemcache_murmur3\", pymemcache's own.")));
+	spec->variant_data = rendezvous_pymemcache;
+	spec->keyed = true;
+}
+
+/*
+ * No points; the check of a node alone (node_points_alone), which is all
+ * that a change of one node runs: pymemcache's nodes have weight 1
+ */
+static int64
+rendezvous_node_points(const ChashRingSpec *spec, int node)
+{
+	const ChashNodeSpec *n = &spec->nodes[node];
+
+	if (spec->variant != NULL && strcmp(spec->variant, rendezvous_pymemcache) == 0 &&
+		n->weight != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nodes of rendezvous variant \"pymemcache\" have weight 1"),
+				 errdetail("Node \"%s\" of ring \"%s\" has weight %g; pymemcache's RendezvousHash has no weights.",
+						   chash_message_name(n->name, n->name_len),
+						   spec->name, n->weight)));
+	return 0;
+}
+
+/* What the scoring of one key needs: "<node>-" and the key, in buf */
+typedef struct KeyScoring
+{
+	const ChashPlacement *placement;
+	const unsigned char *key;
+	size_t		len;
+	StringInfoData buf;
+} KeyScoring;
+
+static uint32
+key_score(KeyScoring *ks, uint32 node)
+{
+	const ChashRingSpec *spec = &ks->placement->spec;
+	const ChashNodeSpec *n = &spec->nodes[node];
+
+	resetStringInfo(&ks->buf);
+	appendBinaryStringInfo(&ks->buf, n->name_utf8, n->name_utf8_len);
+	appendStringInfoChar(&ks->buf, '-');
+	appendBinaryStringInfo(&ks->buf, (const char *) ks->key, ks->len);
+	return (uint32) spec->hash->fn((const unsigned char *) ks->buf.data,
+								   ks->buf.len);
+}
+
+/*
+ * Whether node a, of score sa, outscores node b: equal scores go to the
+ * greater name, as Python's max() of the two; UTF-8 byte order is code
+ * point order, and nodes are indexed in it
+ */
+static inline bool
+key_before(uint32 sa, uint32 a, uint32 sb, uint32 b)
+{
+	return sa != sb ? sa > sb : a > b;
+}
+
+static uint32
+rendezvous_key_owner(const ChashPlacement *placement,
+					 const unsigned char *key, size_t len)
+{
+	KeyScoring	ks = {placement, key, len};
+	uint32		best = placement->members[0];
+	uint32		best_score;
+
+	initStringInfo(&ks.buf);
+	best_score = key_score(&ks, best);
+	for (int m = 1; m < placement->nactive; m++)
+	{
+		uint32		node = placement->members[m];
+		uint32		score = key_score(&ks, node);
+
+		if (key_before(score, node, best_score, best))
+		{
+			best = node;
+			best_score = score;
+		}
+	}
+	pfree(ks.buf.data);
+	return best;
+}
+
+static int
+key_rank_cmp(const void *a, const void *b)
+{
+	const uint64 *ra = a;
+	const uint64 *rb = b;
+
+	/* score in the high bits, node in the low: descending */
+	return *ra < *rb ? 1 : *ra > *rb ? -1 : 0;
+}
+
+static void
+rendezvous_key_preference(const ChashPlacement *placement,
+						  const unsigned char *key, size_t len, uint32 *out)
+{
+	KeyScoring	ks = {placement, key, len};
+	int			n = placement->nactive;
+	uint64	   *rank = palloc(sizeof(uint64) * n);
+
+	initStringInfo(&ks.buf);
+	for (int m = 0; m < n; m++)
+	{
+		uint32		node = placement->members[m];
+
+		rank[m] = ((uint64) key_score(&ks, node) << 32) | node;
+	}
+	qsort(rank, n, sizeof(uint64), key_rank_cmp);
+	for (int m = 0; m < n; m++)
+		out[m] = (uint32) rank[m];
+	pfree(rank);
+	pfree(ks.buf.data);
+}
+
 const ChashAlgorithm chash_algorithm_rendezvous = {
 	.name = "rendezvous",
 	.kind = CHASH_PLACEMENT_COMPUTED,
 	.default_hash = "xxh3_64",
 	.default_vnode_name = "{node}#{i}",
-	.prepare = chash_computed_prepare,
-	.node_points = chash_computed_node_points,
-	.description = "highest random weight: each active node scores each key, -weight / ln(draw); the highest owns it",
+	.prepare = rendezvous_prepare,
+	.node_points = rendezvous_node_points,
+	.description = "highest random weight: each active node scores each key, -weight / ln(draw); the highest owns it (variant pymemcache: pymemcache's RendezvousHash of \"<node>-<key>\")",
 	.node_points_alone = true,
 	.names_hashed = true,
 	.weighted = true,
@@ -373,4 +520,6 @@ const ChashAlgorithm chash_algorithm_rendezvous = {
 	.owner = rendezvous_owner,
 	.preference = rendezvous_preference,
 	.ownership = rendezvous_ownership,
+	.key_owner = rendezvous_key_owner,
+	.key_preference = rendezvous_key_preference,
 };

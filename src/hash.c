@@ -175,6 +175,43 @@ hash_murmur3_32(const unsigned char *data, size_t len)
 	return murmur3_32_finish(h, (uint32) len);
 }
 
+/*
+ * pymemcache's murmur3_32 of a Python str: MurmurHash3_x86_32 of the low
+ * byte of each code point, over as many bytes as code points (its pure
+ * Python version masks each code point with 0xff, but the fourth of a
+ * block, whose other bits fall outside the 32 bits that count).  The
+ * input must be UTF-8.
+ */
+static uint64
+hash_pymemcache_murmur3(const unsigned char *data, size_t len)
+{
+	unsigned char small[256];
+	unsigned char *low = len <= sizeof(small) ? small : palloc(len);
+	size_t		n = 0;
+	uint64		h;
+
+	for (size_t i = 0; i < len;)
+	{
+		int			clen = data[i] < 0x80 ? 1 : pg_utf_mblen(data + i);
+
+		if (data[i] >= 0x80 && (clen > (int) (len - i) ||
+								!pg_utf8_islegal(data + i, clen)))
+			ereport(ERROR,
+					(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+					 errmsg("hash function \"pymemcache_murmur3\" takes text, and the key is not valid UTF-8"),
+					 errhint("Route text keys, or bytea keys that hold UTF-8 text.")));
+		low[n++] = (unsigned char) (data[i] < 0x80 ? data[i] :
+									utf8_to_unicode(data + i) & 0xFF);
+		i += clen;
+	}
+	if (n == 0)
+		return hash_murmur3_32(data, 0);
+	h = hash_murmur3_32(low, n);
+	if (low != small)
+		pfree(low);
+	return h;
+}
+
 /* CRC-32 (IEEE 802.3) by zlib, of any length */
 uint32
 chash_crc32(const unsigned char *data, size_t len)
@@ -655,6 +692,7 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"haproxy_crc32_avalanche", 32, chash_hash_haproxy_crc32_avalanche, "HAProxy's crc32 avalanche: CRC-32, then full_hash"},
 	{"identity", 63, hash_identity, "the key as an integer, 0 to 2^63 - 1 (keys are decimal integers)", false, true},
 	{"int64", 64, hash_int64, "the key as a signed 64-bit integer, its two's complement bits (keys are decimal integers, as Java's long)", false, true},
+	{"pymemcache_murmur3", 32, hash_pymemcache_murmur3, "pymemcache's murmur3_32 of a str: MurmurHash3 x86 32-bit of the low byte of each code point", true},
 	{"cassandra_murmur3", 64, hash_cassandra_murmur3, "Cassandra's Murmur3Partitioner token (its MurmurHash3 x64 128, signed tail bytes) of the key as CQL serialises it; positions in signed order", false, false, true, true},
 };
 

@@ -67,26 +67,32 @@ extern const ChashHashFunction *chash_hash_at(int i);
  */
 extern void chash_hash_tag_check(const char *tag);
 
-static inline uint64
-chash_hash_tagged(const ChashHashFunction *hash, const char *tag,
-				  const unsigned char *data, size_t len)
+static inline void
+chash_hash_tag_slice(const char *tag, const unsigned char **data, size_t *len)
 {
 	if (unlikely(tag != NULL))
 	{
-		const unsigned char *open = memchr(data, tag[0], len);
+		const unsigned char *open = memchr(*data, tag[0], *len);
 
 		if (open != NULL)
 		{
 			const unsigned char *close = memchr(open + 1, tag[1],
-												len - (open + 1 - data));
+												*len - (open + 1 - *data));
 
 			if (close != NULL && close > open + 1)
 			{
-				data = open + 1;
-				len = close - data;
+				*data = open + 1;
+				*len = close - *data;
 			}
 		}
 	}
+}
+
+static inline uint64
+chash_hash_tagged(const ChashHashFunction *hash, const char *tag,
+				  const unsigned char *data, size_t len)
+{
+	chash_hash_tag_slice(tag, &data, &len);
 	return hash->fn(data, len);
 }
 

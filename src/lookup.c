@@ -291,6 +291,108 @@ hash_key_arg(const ChashHashFunction *hash, const char *tag, bool utf8_as_is,
 	return chash_hash_tagged(hash, tag, (const unsigned char *) buf, len);
 }
 
+/*
+ * The bytes of key argument argno, as hash_key_arg hashes them, its tag
+ * applied, for keyed placements: into buf where they are made here (buf
+ * holds MAXINT8LEN + 1 + 2 * UUID_LEN bytes); *to_free is a palloc'd
+ * conversion, or NULL
+ */
+static const unsigned char *
+key_arg_bytes(const ChashPlacement *ring, bool utf8_as_is,
+			  FunctionCallInfo fcinfo, int argno, ChashKeyType type,
+			  char *buf, size_t *len, char **to_free)
+{
+	const ChashHashFunction *hash = ring->spec.key_hash;
+	const unsigned char *data;
+	int64		value = 0;
+	int			size = 0;
+
+	*to_free = NULL;
+	switch (type)
+	{
+		case CHASH_KEY_TEXT:
+			{
+				text	   *t = PG_GETARG_TEXT_PP(argno);
+				int			blen = VARSIZE_ANY_EXHDR(t);
+
+				data = (const unsigned char *) VARDATA_ANY(t);
+				if (!utf8_as_is)
+				{
+					data = (const unsigned char *)
+						chash_text_bytes(VARDATA_ANY(t), blen, &blen);
+					if ((const char *) data != VARDATA_ANY(t))
+						*to_free = (char *) data;
+				}
+				*len = blen;
+				break;
+			}
+		case CHASH_KEY_BYTEA:
+			{
+				bytea	   *b = PG_GETARG_BYTEA_PP(argno);
+
+				data = (const unsigned char *) VARDATA_ANY(b);
+				*len = VARSIZE_ANY_EXHDR(b);
+				break;
+			}
+		case CHASH_KEY_INT4:
+			value = PG_GETARG_INT32(argno);
+			size = 4;
+			break;
+		case CHASH_KEY_INT8:
+			value = PG_GETARG_INT64(argno);
+			size = 8;
+			break;
+		case CHASH_KEY_UUID:
+			if (hash->binary_keys)
+			{
+				memcpy(buf, PG_GETARG_UUID_P(argno)->data, UUID_LEN);
+				*len = UUID_LEN;
+			}
+			else
+				*len = format_uuid(PG_GETARG_UUID_P(argno), buf);
+			data = (const unsigned char *) buf;
+			break;
+		default:
+			pg_unreachable();
+	}
+	if (size > 0)
+	{
+		if (hash->binary_keys)
+		{
+			for (int i = size - 1; i >= 0; i--, value >>= 8)
+				buf[i] = (char) (value & 0xFF);
+			*len = size;
+		}
+		else
+			*len = pg_lltoa(value, buf);
+		data = (const unsigned char *) buf;
+	}
+	chash_hash_tag_slice(ring->spec.hash_tag, &data, len);
+	return data;
+}
+
+/* The owner of a key of a keyed placement, or its preference order */
+static uint32
+keyed_owner(const ChashPlacement *ring, FunctionCallInfo fcinfo,
+			ChashKeyType type, uint32 *order)
+{
+	char		buf[MAXINT8LEN + 1 + 2 * UUID_LEN];
+	size_t		len;
+	char	   *to_free;
+	const unsigned char *key = key_arg_bytes(ring, call_utf8_as_is(fcinfo),
+											 fcinfo, 1, type, buf, &len,
+											 &to_free);
+	uint32		owner = 0;
+
+	if (order != NULL)
+		ring->spec.algorithm->key_preference(ring, key, len, order);
+	else
+		owner = ring->spec.algorithm->key_owner(ring, key, len);
+	if (to_free != NULL)
+		pfree(to_free);
+	return owner;
+}
+
 /* chash_lookup(ring, key): the node that owns the key */
 static pg_attribute_always_inline Datum
 lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
@@ -300,6 +402,9 @@ lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 
 	if (unlikely(ring->nactive == 0))
 		chash_error_no_active_nodes(ring);
+	if (unlikely(ring->spec.keyed))
+		PG_RETURN_TEXT_P(call_node_text(fcinfo, ring,
+										keyed_owner(ring, fcinfo, type, NULL)));
 	position = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
 							call_utf8_as_is(fcinfo),
 							fcinfo, 1, type);
@@ -335,14 +440,30 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 						ring->nactive),
 				 errdetail("n is %d.", n)));
 
-	position = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
-							call_utf8_as_is(fcinfo),
-							fcinfo, 1, type);
-	order = palloc(sizeof(uint32) * n);
-	if (distinct_zones)
-		chash_placement_preference_zones(ring, position, order, n);
+	if (unlikely(ring->spec.keyed))
+	{
+		/* every active node by score, then the first n, by zones if asked */
+		uint32	   *all = palloc(sizeof(uint32) * ring->nactive);
+
+		keyed_owner(ring, fcinfo, type, all);
+		order = palloc(sizeof(uint32) * n);
+		if (distinct_zones)
+			chash_zones_pick(ring, all, ring->nactive, order, n);
+		else
+			memcpy(order, all, sizeof(uint32) * n);
+		pfree(all);
+	}
 	else
-		chash_placement_preference(ring, position, order, n);
+	{
+		position = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
+								call_utf8_as_is(fcinfo),
+								fcinfo, 1, type);
+		order = palloc(sizeof(uint32) * n);
+		if (distinct_zones)
+			chash_placement_preference_zones(ring, position, order, n);
+		else
+			chash_placement_preference(ring, position, order, n);
+	}
 	nodes = palloc(sizeof(Datum) * n);
 	for (int i = 0; i < n; i++)
 		nodes[i] = PointerGetDatum(chash_node_text(ring, order[i]));

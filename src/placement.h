@@ -95,6 +95,8 @@ typedef struct ChashRingSpec
 	bool		strictly_after; /* a key's owner is the first point after
 								 * it, not at or after it */
 	const void *variant_data;	/* the algorithm's resolved variant */
+	bool		keyed;			/* owners come from the key's bytes, by the
+								 * algorithm's key_owner, not a position */
 } ChashRingSpec;
 
 /*
@@ -179,6 +181,18 @@ typedef struct ChashAlgorithm
 	void		(*ownership) (const struct ChashPlacement *placement,
 							  int replicas, bool distinct_zones,
 							  double *owned);
+
+	/*
+	 * Keyed placements (spec->keyed, which prepare sets): the owner, and
+	 * every active node in preference order, of a key's bytes, where the
+	 * owner is no function of one position (pymemcache hashes each node's
+	 * name with the key)
+	 */
+	uint32		(*key_owner) (const struct ChashPlacement *placement,
+							  const unsigned char *key, size_t len);
+	void		(*key_preference) (const struct ChashPlacement *placement,
+								   const unsigned char *key, size_t len,
+								   uint32 *out);
 } ChashAlgorithm;
 
 extern const ChashAlgorithm *chash_algorithm_find(const char *name);

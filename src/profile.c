@@ -135,6 +135,15 @@ static const ChashProfile chash_profiles[] = {
 		.checked_against = "an independent reference (test/compat/envoy_reference.py) written from Envoy's maglev_lb.cc, itself checked against every table Envoy's maglev_lb_test.cc publishes; no Envoy in Debian 12",
 	},
 	{
+		.name = "pymemcache",
+		.system = "pymemcache's HashClient with its default hasher, RendezvousHash",
+		.algorithm = "rendezvous",
+		.hash = "pymemcache_murmur3",
+		.variant = "pymemcache",
+		.nodes = "host:port of each server, as HashClient names them (a bare host on port 11211 is host:11211); weights 1; str keys",
+		.checked_against = "pymemcache 3.5.2 (Debian 12's python3-pymemcache): HashClient's own choice of client for each key, with no memcached",
+	},
+	{
 		.name = "nginx",
 		.system = "nginx's upstream hash $key consistent",
 		.algorithm = "nginx",

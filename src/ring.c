@@ -84,6 +84,7 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 	}
 	spec->strictly_after = false;
 	spec->variant_data = NULL;
+	spec->keyed = false;
 	spec->lookup = CHASH_LOOKUP_SUCCESSOR;
 	if (spec->lookup_name != NULL)
 	{

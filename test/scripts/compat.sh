@@ -48,6 +48,10 @@
 #                 compiled here), both key formats, with and without weights
 #   dubbo         independent reference of Dubbo's ConsistentHashLoadBalance
 #                 (dubbo_reference.py; Debian has no Dubbo)
+#   pymemcache    pymemcache 3.5.2 (Debian's python3-pymemcache): HashClient's
+#                 own choice of client (pymemcache_routes.py), no memcached;
+#                 it scores every server for every key in Python, so its
+#                 1,000-server configuration routes a tenth of the keys
 #   envoy         independent reference of Envoy's ring_hash and maglev
 #                 (envoy_reference.py, its --self-test the values Envoy's
 #                 tests publish; Debian has no Envoy)
@@ -115,7 +119,7 @@ export PGCLIENTENCODING=UTF8
 py=/usr/bin/python3		# the Debian Python, which has uhashring
 nkeys=${CHASH_COMPAT_KEYS:-50000}
 jobs=${CHASH_COMPAT_JOBS:-$(nproc 2>/dev/null || echo 2)}
-clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy elasticsearch groupcache dubbo envoy)
+clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy elasticsearch groupcache dubbo envoy pymemcache)
 only=" ${CHASH_COMPAT_CLIENTS:-${clients[*]}} "
 db=chash_compat_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat.XXXXXX")
@@ -261,6 +265,13 @@ dubbo        | 10 UTF-8 names                              | 10 utf8 equal      
 dubbo        | 10 providers, hash.nodes 40                 | 10 port equal         | --vnodes 40
 dubbo        | tie (the later provider wins)               | @dubbo-tie            |
 dubbo        | tie, reversed                               | @dubbo-tie-reversed   |
+pymemcache   | 1 server                                    | 1 port equal          |
+pymemcache   | 2 servers                                   | 2 port equal          |
+pymemcache   | 10 servers                                  | 10 port equal         |
+pymemcache   | 100 servers                                 | 100 ip11211 equal     |
+pymemcache   | 1000 servers (a tenth of the keys)          | 1000 port equal       |
+pymemcache   | 10 hostnames                                | @pymemcache-hostnames |
+pymemcache   | 10 UTF-8 names                              | @pymemcache-utf8      |
 envoy        | ring_hash, 1 host                           | 1 port equal          | --lb ring_hash
 envoy        | ring_hash, 2 hosts                          | 2 port equal          | --lb ring_hash
 envoy        | ring_hash, 10 mixed weights                 | 10 port mixed         | --lb ring_hash
@@ -363,6 +374,11 @@ write_list() {
 	groupcache-tie) printf '%s\t1\n' h6ezxwvm8 peer-b wtclwf2jc ;;
 	# Dubbo: "10.60.0.1:808" with i = 10..19 hashes the very strings of
 	# "10.60.0.1:8081" with i = 0..9 (no separator): 40 shared points
+	# pymemcache names a server "host:port" (a bare host is host:11211):
+	# the nodes are those names
+	pymemcache-hostnames) for i in $(seq 1 10); do printf 'cache-%03d.example.net:11211\t1\n' "$i"; done ;;
+	pymemcache-utf8) printf '%s\t1\n' кэш-1:11211 缓存-2:11211 🐘-3:11300 nodo-ñ-4:11211 Ωμέγα-5:11211 \
+		кэш-6:11211 缓存-7:11211 🐘-8:11211 nodo-ñ-9:11400 Ωμέγα-10:11211 ;;
 	dubbo-tie) printf '%s\t1\n' 10.60.0.1:808 10.60.0.2:20880 10.60.0.1:8081 ;;
 	dubbo-tie-reversed) printf '%s\t1\n' 10.60.0.1:8081 10.60.0.2:20880 10.60.0.1:808 ;;
 	groupcache-tie-reversed) printf '%s\t1\n' wtclwf2jc peer-b h6ezxwvm8 ;;
@@ -465,6 +481,8 @@ ring_sql() {
 		echo "SELECT chash_ring_create('$ring', profile => '$client')" ;;
 	groupcache | dubbo)
 		echo "SELECT chash_ring_create('$ring', profile => '$client'${vnodes:+, vnodes => $vnodes})" ;;
+	pymemcache)
+		echo "SELECT chash_ring_create('$ring', profile => 'pymemcache')" ;;
 	envoy)
 		if [ "$lb" = maglev ]; then
 			echo "SELECT chash_ring_create('$ring', profile => 'envoy_maglev', table_size => $table_size)"
@@ -509,6 +527,7 @@ client_cmd() {
 	groupcache) cmd=("$work/groupcache_routes" ${o[@]/--vnodes/--replicas}) ;;
 	dubbo) cmd=("$py" "$compat/dubbo_reference.py" ${o[@]/--vnodes/--nodes}) ;;
 	envoy) cmd=("$py" "$compat/envoy_reference.py" "${o[@]}") ;;
+	pymemcache) cmd=("$py" "$compat/pymemcache_routes.py" --jobs "$jobs") ;;
 	esac
 }
 
@@ -529,6 +548,7 @@ client_file() {
 	groupcache) echo "$compat/groupcache_routes.go" ;;
 	dubbo) echo "$compat/dubbo_reference.py" ;;
 	envoy) echo "$compat/envoy_reference.py" ;;
+	pymemcache) echo "$compat/pymemcache_routes.py" ;;
 	esac
 }
 
@@ -600,6 +620,10 @@ if want dubbo; then
 	$py "$compat/dubbo_reference.py" --self-test >/dev/null ||
 		missing+=("dubbo: dubbo_reference.py --self-test failed")
 fi
+if want pymemcache; then
+	$py -c 'import pymemcache.client.hash' 2>/dev/null ||
+		missing+=("pymemcache: $py has no pymemcache (python3-pymemcache)")
+fi
 if want envoy; then
 	$py "$compat/envoy_reference.py" --self-test >/dev/null ||
 		missing+=("envoy: envoy_reference.py --self-test failed")
@@ -660,11 +684,13 @@ while IFS='|' read -r client label servers opts; do
 			cat "$work/longs.txt"
 		elif [ "$client" = haproxy ]; then
 			cat "$work/keys_haproxy.txt"
+		elif [ "$client" = pymemcache ] && [[ $label == *"a tenth of the keys"* ]]; then
+			head -n $((nkeys / 10)) "$work/keys.txt"
 		else
 			cat "$work/keys.txt"
 		fi
 		if [ "$client" = guava ] || [ "$client" = nginx ] || [ "$client" = dalli ] ||
-			[ "$client" = haproxy ]; then
+			[ "$client" = haproxy ] || [ "$client" = pymemcache ]; then
 			:	# keys are not named as points: crc32 of a name is no point
 		elif [ "$client" = spymemcached ] && [[ $opts == *LIBMEMCACHED* ]]; then
 			point_keys spymemcached-lib "$dir/servers.tsv"

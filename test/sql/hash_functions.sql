@@ -787,6 +787,32 @@ INSERT INTO vectors (hash, source, input, key_text, expected) VALUES
 
 
 --
+-- pymemcache's murmur3_32 of a str, as pymemcache 3.5.2's own function
+-- (pymemcache.client.murmur3) computed it, and Cassandra's tokens of text
+-- keys as the DataStax Python driver 3.25 (Murmur3Token.hash_fn of the
+-- UTF-8) computed them; the empty key, whose token the driver gives as 0
+-- and Cassandra as -2^63, is in profiles.sql.
+--
+INSERT INTO vectors (hash, source, input, key_text, expected) VALUES
+	('pymemcache_murmur3', 'pymemcache', '', '', '00000000'),
+	('pymemcache_murmur3', 'pymemcache', 'a', 'a', '3c2569b2'),
+	('pymemcache_murmur3', 'pymemcache', 'abc', 'abc', 'b3dd93fa'),
+	('pymemcache_murmur3', 'pymemcache', 'user:1000', 'user:1000', '396d9e9c'),
+	('pymemcache_murmur3', 'pymemcache', 'hello world', 'hello world', '5e928f0f'),
+	('pymemcache_murmur3', 'pymemcache', 'ñandú', 'ñandú', 'fc38b793'),
+	('pymemcache_murmur3', 'pymemcache', '日本語', '日本語', '1adf14e6'),
+	('pymemcache_murmur3', 'pymemcache', '🐘', '🐘', 'e2f3801d'),
+	('pymemcache_murmur3', 'pymemcache', 'key-ũ1', 'key-ũ1', '5a90fd23'),
+	('cassandra_murmur3', 'python3-cassandra', 'a', 'a', '85555565f6597889'),
+	('cassandra_murmur3', 'python3-cassandra', 'abc', 'abc', 'b4963f3f3fad7867'),
+	('cassandra_murmur3', 'python3-cassandra', 'user:1000', 'user:1000', 'b51427e2edce9a1a'),
+	('cassandra_murmur3', 'python3-cassandra', 'hello world', 'hello world', '533f6046eb7f610e'),
+	('cassandra_murmur3', 'python3-cassandra', 'ñandú', 'ñandú', '4e9ed6dcda6159bd'),
+	('cassandra_murmur3', 'python3-cassandra', '日本語', '日本語', '23e7bac2d4f75591'),
+	('cassandra_murmur3', 'python3-cassandra', '🐘', '🐘', 'a9db00fca95ea9b4'),
+	('cassandra_murmur3', 'python3-cassandra', 'key-ũ1', 'key-ũ1', '2a8925ac2650dfdd');
+
+--
 -- Summary: vectors per hash function (published ones, or printed by the
 -- reference implementation), and how many pass (pg has no published
 -- vectors: it is checked against hashtextextended above).

@@ -66,7 +66,7 @@ DECLARE
 BEGIN
 	FOR r IN SELECT ring FROM chash.ring_config WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%' LOOP
 		PERFORM chash_node_add(r, '10.0.0.' || i || ':6379',
-							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump|elasticsearch|cassandra|dubbo)$'
+							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump|elasticsearch|cassandra|dubbo|pymemcache)$'
 									THEN 1 ELSE i % 3 + 1 END,
 							   tokens => CASE WHEN r ~ 'cassandra$'
 											  THEN ARRAY[i * 1000000000000000000 - 4000000000000000000,
@@ -746,5 +746,34 @@ GROUP BY r.ring ORDER BY r.ring;
 SELECT pg_temp.expect_error($$SELECT chash_node_add('envoy_mag', n) FROM unnest(ARRAY['a', 'b']) n$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('magx', algorithm => 'maglev', ketama_variant => 'google')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('magx', algorithm => 'maglev', ketama_variant => 'envoy', hash => 'xxh3_64')$$);
+
+
+-- pymemcache: RendezvousHash's highest murmur3_32("<node>-<key>"), of the
+-- low byte of each code point ('ũ' is U+0169: hashed as 'i'); routes of
+-- pymemcache 3.5.2 itself
+SELECT chash_hash('pymemcache_murmur3', 'key-ũ1') = chash_hash('pymemcache_murmur3', 'key-i1') AS low_bytes,
+	   chash_hash('pymemcache_murmur3', 'user:1') = chash_hash('murmur3_32', 'user:1') AS ascii_is_murmur3,
+	   chash_hash('pymemcache_murmur3', '') AS empty;
+SELECT pg_temp.expect_error($$SELECT chash_hash('pymemcache_murmur3', '\xff'::bytea)$$);
+SELECT chash_ring_create('pm', profile => 'pymemcache');
+SELECT chash_node_add('pm', '127.0.0.1:' || (11210 + i)) FROM generate_series(1, 5) i;
+SELECT k, chash_lookup('pm', k) AS owner, chash_lookup_n('pm', k, 3) AS by_score,
+	   (SELECT array_agg(n.node ORDER BY chash_hash('pymemcache_murmur3', n.node || '-' || k) DESC, n.node DESC)
+		FROM chash.node_config n WHERE n.ring = 'pm') AS scored_in_sql
+FROM unnest(ARRAY['a', 'key-ũ1', 'key-i1', '', 'user:1']) k;
+-- integer keys are their decimal text, as str() makes them
+SELECT chash_lookup('pm', 42) = chash_lookup('pm', '42') AS int_as_text;
+-- every node an equal share, no positions to plan by
+SELECT node, owned FROM chash_ownership('pm') ORDER BY node;
+SELECT chash_ring_copy('pm', 'pm2');
+SELECT chash_node_remove('pm2', '127.0.0.1:11213');
+SELECT chash.plan_kind('pm', 'pm2');
+SELECT count(*) FILTER (WHERE chash_lookup('pm', 'k' || i) <> chash_lookup('pm2', 'k' || i)) AS moved,
+	   count(*) FILTER (WHERE chash_lookup('pm', 'k' || i) = '127.0.0.1:11213') AS on_removed
+FROM generate_series(1, 2000) i;
+SELECT pg_temp.expect_error($$SELECT chash_node_add('pm', '127.0.0.1:11300', 2)$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('pmx', algorithm => 'rendezvous', ketama_variant => 'clandestined')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_create('pmx', algorithm => 'rendezvous', ketama_variant => 'pymemcache', hash => 'xxh64')$$);
+SELECT pg_temp.expect_error($$SELECT chash_lookup('pm', '\xff'::bytea)$$);
 
 SELECT chash_ring_drop(ring) FROM chash.ring_config ORDER BY ring;
