@@ -377,6 +377,22 @@ $$;
 COMMENT ON FUNCTION chash_ring_import(text, text, text, text) IS
 	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; returns the number of nodes';
 
+-- Elasticsearch indices of routing_partition_size > 1
+CREATE FUNCTION chash_lookup_partitioned(ring text, routing text, id text,
+										 routing_partition_size integer)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'chash_lookup_partitioned'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_lookup_partitioned(text, text, text, integer) IS
+	'the shard of a document (its routing and _id) of an Elasticsearch index of that routing_partition_size, on an elasticsearch ring';
+CREATE FUNCTION chash_lookup_partitioned(ring text, routing text,
+										 routing_partition_size integer)
+	RETURNS text[]
+	AS 'MODULE_PATHNAME', 'chash_lookup_partitioned_search'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_lookup_partitioned(text, text, integer) IS
+	'the shards, in shard order, that a search with that routing visits in an Elasticsearch index of that routing_partition_size, on an elasticsearch ring';
+
 -- A partition key as Cassandra's CQL serialises it
 CREATE FUNCTION chash_cql_key(VARIADIC components "any") RETURNS bytea
 	AS 'MODULE_PATHNAME', 'chash_cql_key'

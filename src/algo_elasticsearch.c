@@ -143,6 +143,42 @@ es_ownership(const ChashPlacement *placement, int replicas,
 	pfree(share);
 }
 
+/*
+ * A partitioned index's routing (index.routing_partition_size P > 1): a
+ * document goes to floorMod(h(routing) + floorMod(h(_id), P), R) / (R / n),
+ * the addition wrapping as Java's int, and a search with a routing value
+ * visits the shards of h(routing) + i for i < P.  As a position (the 32
+ * bits es_owner reads as a signed int): h(routing) plus offset.
+ */
+uint64
+chash_es_partition_position(uint64 routing_position, uint64 id_position,
+							int32 partition_size)
+{
+	int64		h = (int32) (uint32) id_position;
+	int64		offset = h % partition_size;
+
+	if (offset < 0)
+		offset += partition_size;
+	return (uint32) ((uint32) routing_position + (uint32) offset);
+}
+
+/* An error unless P is a routing_partition_size the ring's index can have */
+void
+chash_es_check_partition_size(const ChashPlacement *placement,
+							  int32 partition_size)
+{
+	const ChashSlotTable *table = placement->data;
+
+	if (partition_size < 1 ||
+		(partition_size > 1 && (uint32) partition_size >= table->size))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("routing_partition_size must be 1, or a positive number less than the routing shards of ring \"%s\"",
+						placement->spec.name),
+				 errdetail("routing_partition_size is %d; the ring has %u routing shards.",
+						   partition_size, table->size)));
+}
+
 const ChashAlgorithm chash_algorithm_elasticsearch = {
 	.name = "elasticsearch",
 	.kind = CHASH_PLACEMENT_COMPUTED,

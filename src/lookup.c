@@ -516,6 +516,93 @@ CHASH_ROUTING_FUNCTIONS(int4, CHASH_KEY_INT4)
 CHASH_ROUTING_FUNCTIONS(int8, CHASH_KEY_INT8)
 CHASH_ROUTING_FUNCTIONS(uuid, CHASH_KEY_UUID)
 
+/*
+ * The ring of a call of chash_lookup_partitioned: an elasticsearch ring
+ * with a node, and a partition size it can have
+ */
+static const ChashPlacement *
+partitioned_ring(FunctionCallInfo fcinfo, int32 partition_size)
+{
+	const ChashPlacement *ring = call_ring(fcinfo);
+
+	if (ring->spec.algorithm != &chash_algorithm_elasticsearch)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("ring \"%s\" is not an elasticsearch ring", ring->spec.name),
+				 errdetail("chash_lookup_partitioned routes as an Elasticsearch index of routing_partition_size does; ring \"%s\" uses algorithm \"%s\".",
+						   ring->spec.name, ring->spec.algorithm->name),
+				 errhint("Create the ring with chash_ring_create(ring, profile => 'elasticsearch').")));
+	if (unlikely(ring->nactive == 0))
+		chash_error_no_active_nodes(ring);
+	chash_es_check_partition_size(ring, partition_size);
+	return ring;
+}
+
+/*
+ * chash_lookup_partitioned(ring, routing, id, routing_partition_size): the
+ * shard of a document of a partitioned Elasticsearch index
+ */
+PG_FUNCTION_INFO_V1(chash_lookup_partitioned);
+
+Datum
+chash_lookup_partitioned(PG_FUNCTION_ARGS)
+{
+	const ChashPlacement *ring = partitioned_ring(fcinfo, PG_GETARG_INT32(3));
+	uint64		routing = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
+									   call_utf8_as_is(fcinfo), fcinfo, 1,
+									   CHASH_KEY_TEXT);
+	uint64		id = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
+								  call_utf8_as_is(fcinfo), fcinfo, 2,
+								  CHASH_KEY_TEXT);
+	uint64		position = chash_es_partition_position(routing, id,
+													   PG_GETARG_INT32(3));
+
+	PG_RETURN_TEXT_P(call_node_text(fcinfo, ring,
+									chash_placement_owner(ring, position)));
+}
+
+/*
+ * chash_lookup_partitioned(ring, routing, routing_partition_size): the
+ * shards a search with that routing visits, in shard order
+ */
+PG_FUNCTION_INFO_V1(chash_lookup_partitioned_search);
+
+Datum
+chash_lookup_partitioned_search(PG_FUNCTION_ARGS)
+{
+	int32		partition_size = PG_GETARG_INT32(2);
+	const ChashPlacement *ring = partitioned_ring(fcinfo, partition_size);
+	uint64		routing = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
+									   call_utf8_as_is(fcinfo), fcinfo, 1,
+									   CHASH_KEY_TEXT);
+	bool	   *visited = palloc0(sizeof(bool) * ring->spec.nnodes);
+	Datum	   *nodes = palloc(sizeof(Datum) * ring->nactive);
+	int			n = 0;
+	ArrayType  *result;
+
+	for (int32 i = 0, seen = 0; i < partition_size && seen < ring->nactive; i++)
+	{
+		uint32		owner = chash_placement_owner(ring, (uint32) ((uint32) routing + (uint32) i));
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!visited[owner])
+			seen++;
+		visited[owner] = true;
+	}
+	for (int m = 0; m < ring->nactive; m++)
+	{
+		if (visited[ring->members[m]])
+			nodes[n++] = PointerGetDatum(chash_node_text(ring, ring->members[m]));
+	}
+	result = construct_array(nodes, n, TEXTOID, -1, false, TYPALIGN_INT);
+	for (int i = 0; i < n; i++)
+		pfree(DatumGetPointer(nodes[i]));
+	pfree(nodes);
+	pfree(visited);
+	PG_RETURN_ARRAYTYPE_P(result);
+}
+
 /* What chash_hash keeps between calls: the function last named */
 typedef struct HashCallCache
 {

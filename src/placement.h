@@ -212,6 +212,13 @@ extern const ChashAlgorithm chash_algorithm_haproxy;
 extern const ChashAlgorithm chash_algorithm_elasticsearch;
 extern const ChashAlgorithm chash_algorithm_envoy_ring_hash;
 
+/* Elasticsearch's partitioned routing (algo_elasticsearch.c) */
+extern uint64 chash_es_partition_position(uint64 routing_position,
+										  uint64 id_position,
+										  int32 partition_size);
+extern void chash_es_check_partition_size(const struct ChashPlacement *placement,
+										  int32 partition_size);
+
 /*
  * Virtual node names from a template with {node} and {i} (template.c):
  * prepared once per node, then each name is a few copies and i's digits.

@@ -64,7 +64,8 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('distinct_zones', NULL, 'true'), ('table_size', NULL, 'NULL'), ('lookup', NULL, '''nearest'''), ('tokens', NULL, 'NULL'), ('slots', NULL, 'NULL'), ('key_mysql', NULL, '''`id`'''),
 	('name', NULL, '''n'''), ('hash_tag', NULL, '''{}'''), ('profile', NULL, 'NULL'),
 	('format', NULL, '''redis_cluster_nodes'''), ('datacenter', NULL, 'NULL'),
-	('components', NULL, '''k''::text'),
+	('components', NULL, '''k''::text'), ('routing', NULL, '''r'''), ('id', NULL, '''i'''),
+	('routing_partition_size', NULL, '2'),
 	('input', NULL, '''e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-16383''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented

@@ -776,4 +776,37 @@ SELECT pg_temp.expect_error($$SELECT chash_ring_create('pmx', algorithm => 'rend
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('pmx', algorithm => 'rendezvous', ketama_variant => 'pymemcache', hash => 'xxh64')$$);
 SELECT pg_temp.expect_error($$SELECT chash_lookup('pm', '\xff'::bytea)$$);
 
+
+-- Elasticsearch indices of routing_partition_size P: a document goes to
+-- floorMod(h(routing) + floorMod(h(_id), P), R) / (R / n); a search with
+-- a routing visits the shards of h(routing) + 0 .. P - 1
+SELECT chash_ring_create('esp', profile => 'elasticsearch');
+INSERT INTO chash.node_config (ring, node, ordinal)
+SELECT 'esp', 'shard-' || i, i FROM generate_series(0, 4) i;
+-- (in SQL: h as Java's int, the sum wrapped as an int, floorMod by R = 640
+-- routing shards, shard = slot / 128)
+CREATE FUNCTION pg_temp.java_int(v bigint) RETURNS bigint LANGUAGE sql
+	AS $$SELECT (v + 2147483648) % 4294967296 - 2147483648 + CASE WHEN v < -2147483648 THEN 4294967296 ELSE 0 END$$;
+CREATE FUNCTION pg_temp.floor_mod(v bigint, m bigint) RETURNS bigint LANGUAGE sql
+	AS $$SELECT ((v % m) + m) % m$$;
+WITH d AS (
+	SELECT 'user' || i AS routing, 'doc' || i AS id,
+		   pg_temp.java_int(chash_hash('es_murmur3', 'user' || i)) AS hr,
+		   pg_temp.java_int(chash_hash('es_murmur3', 'doc' || i)) AS hi
+	FROM generate_series(1, 2000) i
+)
+SELECT count(*) AS documents,
+	   count(*) FILTER (WHERE chash_lookup_partitioned('esp', routing, id, 3) IS DISTINCT FROM
+							  'shard-' || pg_temp.floor_mod(pg_temp.java_int(hr + pg_temp.floor_mod(hi, 3)), 640) / 128) AS differing_from_sql,
+	   count(*) FILTER (WHERE chash_lookup_partitioned('esp', routing, id, 1) IS DISTINCT FROM
+							  chash_lookup('esp', routing)) AS p1_differing_from_plain,
+	   count(*) FILTER (WHERE NOT chash_lookup_partitioned('esp', routing, id, 3) =
+							  ANY (chash_lookup_partitioned('esp', routing, 3))) AS outside_search,
+	   max(cardinality(chash_lookup_partitioned('esp', routing, 3))) AS widest_search
+FROM d;
+SELECT chash_lookup_partitioned('esp', 'user1', 639) AS every_shard;
+SELECT pg_temp.expect_error($$SELECT chash_lookup_partitioned('esp', 'r', 'i', 0)$$);
+SELECT pg_temp.expect_error($$SELECT chash_lookup_partitioned('esp', 'r', 640)$$);
+SELECT pg_temp.expect_error($$SELECT chash_lookup_partitioned('pm', 'r', 'i', 2)$$);
+
 SELECT chash_ring_drop(ring) FROM chash.ring_config ORDER BY ring;
