@@ -26,8 +26,6 @@
 
 #include <math.h>
 
-#include "miscadmin.h"
-
 #include "placement.h"
 
 /* ring_hash's default maximum_ring_size, which is also its limit */
@@ -119,28 +117,7 @@ envoy_ring_node_points(const ChashRingSpec *spec, int node)
 static void
 envoy_ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 {
-	const ChashNodeSpec *n = &spec->nodes[node];
-	int64		count = envoy_ring_node_points(spec, node);
-	ChashHashFn hash = spec->hash->fn;
-	ChashNameTemplate t;
-	int64		work = 0;
-
-	chash_template_init(&t, spec->vnode_name_utf8, spec->vnode_name_utf8_len,
-						n->name_utf8, n->name_utf8_len);
-	for (int64 v = 0; v < count; v++)
-	{
-		chash_template_name(&t, (int64) spec->vnode_first + v);
-		work += t.name.len + CHASH_WORK_PER_NAME;
-		if (work >= CHASH_WORK_PER_INTERRUPT_CHECK)
-		{
-			CHECK_FOR_INTERRUPTS();
-			work -= CHASH_WORK_PER_INTERRUPT_CHECK;
-		}
-		out[v].position = hash((const unsigned char *) t.name.data, t.name.len);
-		out[v].node = node;
-		out[v].vnode = (uint32) v;
-	}
-	chash_template_free(&t);
+	chash_template_build(spec, node, envoy_ring_node_points(spec, node), out);
 }
 
 static void

@@ -53,21 +53,20 @@ ring_node_points(const ChashRingSpec *spec, int node)
 	return points < 1 ? 1 : (int64) points;
 }
 
-/* Hash the names of all the node's vnodes */
-static void
-ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
+/*
+ * Points 0 to count - 1 of a node at the ring's hash of their names, the
+ * template's with i from vnode_first (the points of ring rings, and of
+ * every algorithm that names them so)
+ */
+void
+chash_template_build(const ChashRingSpec *spec, int node, int64 count,
+					 ChashPoint *out)
 {
 	const ChashNodeSpec *n = &spec->nodes[node];
-	int64		count = ring_node_points(spec, node);
 	ChashHashFn hash = spec->hash->fn;
 	ChashNameTemplate t;
 	int64		work = 0;
 
-	if (n->ntokens > 0)
-	{
-		chash_tokens_build(spec, n, node, out);
-		return;
-	}
 	chash_template_init(&t, spec->vnode_name_utf8, spec->vnode_name_utf8_len,
 						n->name_utf8, n->name_utf8_len);
 	for (int64 v = 0; v < count; v++)
@@ -85,6 +84,20 @@ ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
 		out[v].vnode = (uint32) v;
 	}
 	chash_template_free(&t);
+}
+
+/* Hash the names of all the node's vnodes */
+static void
+ring_node_build(const ChashRingSpec *spec, int node, ChashPoint *out)
+{
+	const ChashNodeSpec *n = &spec->nodes[node];
+
+	if (n->ntokens > 0)
+	{
+		chash_tokens_build(spec, n, node, out);
+		return;
+	}
+	chash_template_build(spec, node, ring_node_points(spec, node), out);
 }
 
 static void

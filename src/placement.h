@@ -310,6 +310,8 @@ extern void chash_check_tokens(const ChashRingSpec *spec,
 							   const ChashNodeSpec *node);
 extern void chash_check_slot_ranges(const ChashRingSpec *spec,
 									const ChashNodeSpec *node);
+extern void chash_template_build(const ChashRingSpec *spec, int node,
+								 int64 count, ChashPoint *out);
 extern void chash_tokens_build(const ChashRingSpec *spec,
 							   const ChashNodeSpec *node, int index,
 							   ChashPoint *out);
