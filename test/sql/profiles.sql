@@ -763,6 +763,10 @@ SELECT k, chash_lookup('pm', k) AS owner, chash_lookup_n('pm', k, 3) AS by_score
 FROM unnest(ARRAY['a', 'key-ũ1', 'key-i1', '', 'user:1']) k;
 -- integer keys are their decimal text, as str() makes them
 SELECT chash_lookup('pm', 42) = chash_lookup('pm', '42') AS int_as_text;
+-- bytes keys are hashed as their repr: HashClient routed b'user:1',
+-- b'abc', b'k-42' and 'café'.encode() to :11215, :11215, :11212, :11215
+SELECT k, chash_lookup('pm', k) AS owner
+FROM unnest(ARRAY[$$b'user:1'$$, $$b'abc'$$, $$b'k-42'$$, $$b'caf\xc3\xa9'$$]) k;
 -- every node an equal share, no positions to plan by
 SELECT node, owned FROM chash_ownership('pm') ORDER BY node;
 SELECT chash_ring_copy('pm', 'pm2');
