@@ -61,13 +61,73 @@ COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, 
 	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli, elasticsearch or envoy_ring_hash; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
 
 -- A ring filled from a system's own description of its cluster
+-- The checks of an import of a Redis cluster's slots: a ring of 16384
+-- slots that hashes keys as Redis does
+CREATE FUNCTION chash.check_redis_ring(ring text, format text)
+	RETURNS void
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cfg record;
+BEGIN
+	SELECT c.algorithm, c.table_size, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO cfg
+	FROM chash.ring_config c WHERE c.ring = check_redis_ring.ring;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
+			HINT = 'Create it with chash_ring_create(ring, profile => ''redis_cluster'').';
+	END IF;
+	IF cfg.algorithm <> 'slots' OR coalesce(cfg.table_size, 16384) <> 16384 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" is not a ring of 16384 slots', chash.message_name(ring)),
+			DETAIL = format('Format "%s" gives the slots of a Redis cluster; ring "%s" uses algorithm "%s" with %s slots.',
+							format, chash.message_name(ring), cfg.algorithm, coalesce(cfg.table_size::text, 'no')),
+			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
+	END IF;
+
+	IF cfg.key_hash <> 'crc16' OR cfg.hash_tag IS DISTINCT FROM '{}' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" does not hash keys as Redis Cluster does', chash.message_name(ring)),
+			DETAIL = format('Redis Cluster hashes keys with crc16 and the hash tag "{}"; ring "%s" with "%s" and %s.',
+							chash.message_name(ring), cfg.key_hash, coalesce('"' || cfg.hash_tag || '"', 'no hash tag')),
+			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION chash.check_redis_ring(text, text) IS
+	'an error unless a ring can take the slots of a Redis cluster';
+
+-- The masters of a Redis cluster, with their states and slot ranges, as a
+-- ring's nodes: nodes that stay keep their weight, zone and target.  One
+-- statement each: the ring is checked after each, whole.
+CREATE FUNCTION chash.replace_redis_masters(ring text, names text[], states text[],
+											slot_lists text[])
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	DELETE FROM chash.node_config n
+	WHERE n.ring = replace_redis_masters.ring AND NOT (n.node = ANY (names));
+	INSERT INTO chash.node_config AS n (ring, node, state, slots)
+	SELECT replace_redis_masters.ring, m.node, m.state, m.slots::int4range[]
+	FROM unnest(names, states, slot_lists) WITH ORDINALITY AS m(node, state, slots, k)
+	ORDER BY m.k
+	ON CONFLICT ON CONSTRAINT node_config_pkey
+	DO UPDATE SET state = excluded.state, slots = excluded.slots;
+	RETURN pg_catalog.cardinality(names);
+END
+$$;
+COMMENT ON FUNCTION chash.replace_redis_masters(text, text[], text[], text[]) IS
+	'make the masters of a Redis cluster, with their states and slots, a ring''s nodes';
+
 CREATE FUNCTION chash.import_redis_cluster_nodes(ring text, input text)
 	RETURNS integer
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	cfg record;
 	line record;
 	f text[];
 	flags text[];
@@ -80,28 +140,7 @@ DECLARE
 	states text[] := '{}';
 	slot_lists text[] := '{}';
 BEGIN
-	SELECT c.algorithm, c.table_size, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO cfg
-	FROM chash.ring_config c WHERE c.ring = import_redis_cluster_nodes.ring;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
-			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
-			HINT = 'Create it with chash_ring_create(ring, profile => ''redis_cluster'').';
-	END IF;
-	IF cfg.algorithm <> 'slots' OR coalesce(cfg.table_size, 16384) <> 16384 THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('ring "%s" is not a ring of 16384 slots', chash.message_name(ring)),
-			DETAIL = format('Format "redis_cluster_nodes" gives the slots of a Redis cluster; ring "%s" uses algorithm "%s" with %s slots.',
-							chash.message_name(ring), cfg.algorithm, coalesce(cfg.table_size::text, 'no')),
-			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
-	END IF;
-
-	IF cfg.key_hash <> 'crc16' OR cfg.hash_tag IS DISTINCT FROM '{}' THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('ring "%s" does not hash keys as Redis Cluster does', chash.message_name(ring)),
-			DETAIL = format('Redis Cluster hashes keys with crc16 and the hash tag "{}"; ring "%s" with "%s" and %s.',
-							chash.message_name(ring), cfg.key_hash, coalesce('"' || cfg.hash_tag || '"', 'no hash tag')),
-			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
-	END IF;
+	PERFORM chash.check_redis_ring(ring, 'redis_cluster_nodes');
 
 	-- one line a node: id address flags master ping-sent pong-recv
 	-- config-epoch link-state slot...; masters only
@@ -163,22 +202,137 @@ BEGIN
 			HINT = 'Give the whole output of CLUSTER NODES.';
 	END IF;
 
-	-- the cluster's masters replace the ring's nodes; nodes that stay keep
-	-- their weight, zone and target.  One statement each: the ring is
-	-- checked after each, whole.
-	DELETE FROM chash.node_config n
-	WHERE n.ring = import_redis_cluster_nodes.ring AND NOT (n.node = ANY (names));
-	INSERT INTO chash.node_config AS n (ring, node, state, slots)
-	SELECT import_redis_cluster_nodes.ring, m.node, m.state, m.slots::int4range[]
-	FROM unnest(names, states, slot_lists) WITH ORDINALITY AS m(node, state, slots, k)
-	ORDER BY m.k
-	ON CONFLICT ON CONSTRAINT node_config_pkey
-	DO UPDATE SET state = excluded.state, slots = excluded.slots;
-	RETURN pg_catalog.cardinality(names);
+	RETURN chash.replace_redis_masters(ring, names, states, slot_lists);
 END
 $$;
 COMMENT ON FUNCTION chash.import_redis_cluster_nodes(text, text) IS
 	'chash_ring_import of format redis_cluster_nodes';
+
+-- A RESP map as redis-cli --json shows it: an object (RESP3), or an array
+-- of keys and values (RESP2, redis-cli -2 --json); NULL if neither
+CREATE FUNCTION chash.resp_map(v jsonb) RETURNS jsonb
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT CASE
+	WHEN jsonb_typeof(v) = 'object' THEN v
+	WHEN jsonb_typeof(v) = 'array' AND jsonb_array_length(v) % 2 = 0 AND
+		 NOT EXISTS (SELECT FROM jsonb_array_elements(v) WITH ORDINALITY e(x, i)
+					 WHERE i % 2 = 1 AND jsonb_typeof(x) <> 'string') THEN
+		coalesce((SELECT jsonb_object_agg(k.x #>> '{}', e.x)
+				  FROM jsonb_array_elements(v) WITH ORDINALITY k(x, i)
+				  JOIN jsonb_array_elements(v) WITH ORDINALITY e(x, j) ON j = i + 1
+				  WHERE i % 2 = 1), '{}'::jsonb)
+END
+$$;
+COMMENT ON FUNCTION chash.resp_map(jsonb) IS
+	'a RESP map shown by redis-cli --json (an object, or an array of keys and values), as an object';
+
+CREATE FUNCTION chash.import_redis_cluster_shards(ring text, input text)
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	doc jsonb;
+	shard record;
+	node jsonb;
+	slots jsonb;
+	master jsonb;
+	port text;
+	name text;
+	ranges text[];
+	names text[] := '{}';
+	states text[] := '{}';
+	slot_lists text[] := '{}';
+BEGIN
+	PERFORM chash.check_redis_ring(ring, 'redis_cluster_shards');
+	BEGIN
+		doc := input::jsonb;
+	EXCEPTION WHEN invalid_text_representation THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+			MESSAGE = 'the input is not JSON',
+			HINT = 'Give the output of redis-cli --json CLUSTER SHARDS.';
+	END;
+	IF jsonb_typeof(doc) <> 'array' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'the input is not a list of shards',
+			HINT = 'Give the output of redis-cli --json CLUSTER SHARDS.';
+	END IF;
+	-- one shard each: its slots (pairs of first and last) and its nodes;
+	-- its master owns them
+	FOR shard IN
+		SELECT chash.resp_map(e.x) AS m, e.i
+		FROM jsonb_array_elements(doc) WITH ORDINALITY e(x, i)
+	LOOP
+		slots := shard.m -> 'slots';
+		IF shard.m IS NULL OR jsonb_typeof(slots) IS DISTINCT FROM 'array' OR
+		   jsonb_typeof(shard.m -> 'nodes') IS DISTINCT FROM 'array' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('shard %s of the input is not one of CLUSTER SHARDS', shard.i),
+				DETAIL = 'A shard has its "slots" and its "nodes".';
+		END IF;
+		master := NULL;
+		FOR node IN SELECT chash.resp_map(n.x) FROM jsonb_array_elements(shard.m -> 'nodes') n(x) LOOP
+			IF node IS NULL OR node ->> 'role' IS NULL THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('a node of shard %s of the input is not one of CLUSTER SHARDS', shard.i),
+					DETAIL = 'A node has its "id", "ip", "port", "role" and "health".';
+			END IF;
+			CONTINUE WHEN node ->> 'role' <> 'master';
+			IF master IS NOT NULL THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('shard %s of the input has two masters', shard.i);
+			END IF;
+			master := node;
+		END LOOP;
+		-- a shard of replicas alone, as while a failover goes on, owns nothing here
+		CONTINUE WHEN master IS NULL;
+		port := coalesce(master ->> 'port', master ->> 'tls-port');
+		name := (master ->> 'ip') || ':' || port;
+		IF coalesce(master ->> 'ip', '') IN ('', '?') OR port !~ '^[0-9]+$' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the master of shard %s of the input has no address', shard.i),
+				DETAIL = format('Its ip is %s and its port %s.', coalesce('"' || chash.message_name(master ->> 'ip') || '"', 'missing'),
+								coalesce(chash.message_name(port), 'missing'));
+		END IF;
+		IF name = ANY (names) THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('master %s appears twice in the input', chash.message_name(name));
+		END IF;
+		IF jsonb_array_length(slots) % 2 <> 0 OR EXISTS (
+			SELECT FROM jsonb_array_elements(slots) x
+			WHERE jsonb_typeof(x) <> 'number' OR x::text !~ '^[0-9]{1,5}$') THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the slots of shard %s of the input are not pairs of slot numbers', shard.i),
+				DETAIL = format('They are %s.', chash.message_name(slots::text));
+		END IF;
+		SELECT coalesce(array_agg(int4range(lo.x::text::integer, hi.x::text::integer, '[]')::text ORDER BY lo.i), '{}')
+		INTO ranges
+		FROM jsonb_array_elements(slots) WITH ORDINALITY lo(x, i)
+		JOIN jsonb_array_elements(slots) WITH ORDINALITY hi(x, j) ON j = lo.i + 1
+		WHERE lo.i % 2 = 1 AND lo.x::text::integer <= hi.x::text::integer AND hi.x::text::integer <= 16383;
+		IF pg_catalog.cardinality(ranges) * 2 <> jsonb_array_length(slots) THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the slots of shard %s of the input are not within 0-16383', shard.i),
+				DETAIL = format('They are %s.', chash.message_name(slots::text));
+		END IF;
+		names := names || name;
+		-- a failed master's slots are nobody's: Redis refuses their keys
+		states := states || CASE WHEN master ->> 'health' = 'fail' OR master ->> 'health' = 'failed'
+								 THEN 'down' ELSE 'active' END;
+		slot_lists := slot_lists || ranges::text;
+	END LOOP;
+	IF pg_catalog.cardinality(names) = 0 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'the input names no master',
+			HINT = 'Give the whole output of redis-cli --json CLUSTER SHARDS.';
+	END IF;
+	RETURN chash.replace_redis_masters(ring, names, states, slot_lists);
+END
+$$;
+COMMENT ON FUNCTION chash.import_redis_cluster_shards(text, text) IS
+	'chash_ring_import of format redis_cluster_shards';
 
 CREATE FUNCTION chash.import_nodetool_ring(ring text, input text, datacenter text)
 	RETURNS integer
@@ -359,11 +513,14 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring, format and input must not be null';
 	END IF;
-	IF format = 'redis_cluster_nodes' THEN
+	IF format IN ('redis_cluster_nodes', 'redis_cluster_shards') THEN
 		IF datacenter IS NOT NULL THEN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = 'format "redis_cluster_nodes" takes no datacenter',
+				MESSAGE = format('format "%s" takes no datacenter', format),
 				DETAIL = 'Only format "nodetool_ring" lists data centres.';
+		END IF;
+		IF format = 'redis_cluster_shards' THEN
+			RETURN chash.import_redis_cluster_shards(ring, input);
 		END IF;
 		RETURN chash.import_redis_cluster_nodes(ring, input);
 	ELSIF format = 'nodetool_ring' THEN
@@ -371,11 +528,11 @@ BEGIN
 	END IF;
 	RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 		MESSAGE = format('unknown import format "%s"', chash.message_name(format)),
-		HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES) and "nodetool_ring" (the output of nodetool ring).';
+		HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES), "redis_cluster_shards" (of redis-cli --json CLUSTER SHARDS) and "nodetool_ring" (of nodetool ring).';
 END
 $$;
 COMMENT ON FUNCTION chash_ring_import(text, text, text, text) IS
-	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; returns the number of nodes';
+	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, or redis_cluster_shards, of redis-cli --json CLUSTER SHARDS, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; returns the number of nodes';
 
 -- Elasticsearch indices of routing_partition_size > 1
 CREATE FUNCTION chash_lookup_partitioned(ring text, routing text, id text,

@@ -3,6 +3,7 @@
 
     redis_cluster.py start DIR MASTERS
     redis_cluster.py nodes DIR
+    redis_cluster.py shards|shards_resp2 DIR
     redis_cluster.py keyslots DIR KEYS > SLOTS
     redis_cluster.py owners DIR KEYS > OWNERS
     redis_cluster.py slot_owners DIR > SLOT_OWNERS
@@ -28,6 +29,9 @@ DIR/ports gets the ports, one a line, in command-line order; the servers
 are numbered 1.. in that order (INDEX below).
 
 nodes: what CLUSTER NODES of the first server returns, byte for byte.
+
+shards, shards_resp2: what "redis-cli --json CLUSTER SHARDS" (with -2: its
+RESP2 form, maps as lists of keys and values) prints for the first server.
 
 keyslots: KEYS has one key a line (UTF-8; an empty line is the empty key;
 no CR or LF in keys); prints CLUSTER KEYSLOT of each, one a line, in order.
@@ -711,6 +715,13 @@ def cmd_nodes(d):
     sys.stdout.buffer.flush()
 
 
+def cmd_shards(d, resp2):
+    ports = read_ports(d)
+    args = ["-p", str(ports[0])] + (["-2"] if resp2 else []) + ["--json", "CLUSTER", "SHARDS"]
+    sys.stdout.write(redis_cli(d, args))
+    sys.stdout.flush()
+
+
 def cmd_keyslots(d, keys_path):
     ports = read_ports(d)
     keys = read_keys(keys_path)
@@ -863,6 +874,8 @@ def cmd_stop(d):
 
 COMMANDS = {
     "start": (cmd_start, 2), "nodes": (cmd_nodes, 1),
+    "shards": (lambda d: cmd_shards(d, False), 1),
+    "shards_resp2": (lambda d: cmd_shards(d, True), 1),
     "keyslots": (cmd_keyslots, 2), "owners": (cmd_owners, 2),
     "slot_owners": (cmd_slot_owners, 1), "reshard": (cmd_reshard, 4),
     "add_master": (cmd_add_master, 1), "stop": (cmd_stop, 1),

@@ -17,6 +17,9 @@
 #            answered or -MOVED) against chash_lookup() on the imported ring
 #   slots    the master of each of the 16384 slots (CLUSTER SLOTS) against
 #            chash_slot_ranges() of the imported ring
+#   shards   rings imported from redis-cli --json CLUSTER SHARDS (its RESP3
+#            and RESP2 forms) against the same slot owners, and the same
+#            masters and states as the ring from CLUSTER NODES
 #   split    (freshly created clusters) the same against a ring given the
 #            masters in redis-cli's order and no slots: chash's even split
 #   moved    (after a change) the slots whose master changed, against
@@ -100,8 +103,8 @@ psql_db -c 'CREATE EXTENSION chash'
 sed 's/\\/\\\\/g' "$work/keys.txt" >"$work/keys.copy"
 
 # --- one cluster state against chash ------------------------------------------
-fmt='%-40s %7s %8s %8s %8s %8s %8s %8s\n'
-printf "$fmt" "state" masters keys keyslot owner slots split moved
+fmt='%-40s %7s %8s %8s %8s %8s %8s %8s %8s\n'
+printf "$fmt" "state" masters keys keyslot owner slots shards split moved
 failed=0
 
 # check DIR RING LABEL [SPLIT_RING] [BEFORE_RING]: import the cluster's state
@@ -109,6 +112,8 @@ failed=0
 check() {
 	local dir=$1 ring=$2 label=$3 split=${4:-} before=${5:-} out masters
 	$py "$compat/redis_cluster.py" nodes "$dir" >"$dir/nodes.txt"
+	$py "$compat/redis_cluster.py" shards "$dir" >"$dir/shards.json"
+	$py "$compat/redis_cluster.py" shards_resp2 "$dir" >"$dir/shards2.json"
 	$py "$compat/redis_cluster.py" keyslots "$dir" "$work/keys.txt" >"$dir/keyslots.txt"
 	$py "$compat/redis_cluster.py" owners "$dir" "$work/keys.txt" >"$dir/owners.txt"
 	$py "$compat/redis_cluster.py" slot_owners "$dir" >"$dir/slot_owners.txt"
@@ -130,15 +135,34 @@ CREATE TEMP TABLE k (id integer GENERATED ALWAYS AS IDENTITY, key text, slot int
 CREATE TEMP TABLE s (slot integer, owner text);
 \copy s FROM 'slot_owners.txt'
 \set nodes `cat nodes.txt`
+\set shards `cat shards.json`
+\set shards2 `cat shards2.json`
 SELECT chash_ring_create(:'ring', profile => 'redis_cluster') \g /dev/null
 SELECT chash_ring_import(:'ring', 'redis_cluster_nodes', :'nodes') \g /dev/null
+-- the same cluster from CLUSTER SHARDS, in both of redis-cli's JSON forms
+SELECT chash_ring_create(:'ring' || '_shards', profile => 'redis_cluster'),
+	   chash_ring_create(:'ring' || '_shards2', profile => 'redis_cluster') \g /dev/null
+SELECT chash_ring_import(:'ring' || '_shards', 'redis_cluster_shards', :'shards'),
+	   chash_ring_import(:'ring' || '_shards2', 'redis_cluster_shards', :'shards2') \g /dev/null
 CREATE TEMP TABLE mine AS
 SELECT g.slot, x.node FROM chash_slot_ranges(:'ring') x,
 	   generate_series(lower(x.slots), upper(x.slots) - 1) g(slot);
 SELECT (SELECT count(*) FROM k),
 	   (SELECT count(*) FROM k WHERE chash_position(:'ring', key) % 16384 IS DISTINCT FROM slot),
 	   (SELECT count(*) FROM k WHERE chash_lookup(:'ring', key) IS DISTINCT FROM owner),
-	   (SELECT count(*) FROM s FULL JOIN mine USING (slot) WHERE s.owner IS DISTINCT FROM mine.node);
+	   (SELECT count(*) FROM s FULL JOIN mine USING (slot) WHERE s.owner IS DISTINCT FROM mine.node),
+	   (SELECT count(*) FROM s
+		FULL JOIN (SELECT g.slot, x.node FROM chash_slot_ranges(:'ring' || '_shards') x,
+				   generate_series(lower(x.slots), upper(x.slots) - 1) g(slot)) a USING (slot)
+		FULL JOIN (SELECT g.slot, x.node FROM chash_slot_ranges(:'ring' || '_shards2') x,
+				   generate_series(lower(x.slots), upper(x.slots) - 1) g(slot)) b USING (slot)
+		WHERE s.owner IS DISTINCT FROM a.node OR s.owner IS DISTINCT FROM b.node)
+	   + (SELECT count(*) FROM (
+			(SELECT node, state FROM chash.nodes WHERE ring = :'ring'
+			 EXCEPT SELECT node, state FROM chash.nodes WHERE ring = :'ring' || '_shards')
+			UNION ALL
+			(SELECT node, state FROM chash.nodes WHERE ring = :'ring' || '_shards'
+			 EXCEPT SELECT node, state FROM chash.nodes WHERE ring = :'ring')) d);
 \if :{?split}
 SELECT count(*) FROM s
 LEFT JOIN (SELECT g.slot, x.node FROM chash_slot_ranges(:'split') x,
@@ -169,12 +193,13 @@ SQL
 		echo "compat_redis: $label: chash failed" >&2
 		return 1
 	}
-	local checked keyslot owner slots splitd moved
-	read -r checked keyslot owner slots <<<"$(sed -n 1p <<<"$out")"
+	local checked keyslot owner slots shards splitd moved
+	read -r checked keyslot owner slots shards <<<"$(sed -n 1p <<<"$out")"
 	splitd=$(sed -n 2p <<<"$out")
 	moved=$(sed -n 3p <<<"$out")
-	printf "$fmt" "$label" "$masters" "$checked" "$keyslot" "$owner" "$slots" "$splitd" "$moved"
+	printf "$fmt" "$label" "$masters" "$checked" "$keyslot" "$owner" "$slots" "$shards" "$splitd" "$moved"
 	[ "$checked" = "$nk" ] && [ "$keyslot" = 0 ] && [ "$owner" = 0 ] && [ "$slots" = 0 ] &&
+		[ "$shards" = 0 ] &&
 		{ [ "$splitd" = - ] || [ "$splitd" = 0 ]; } &&
 		{ [ "$moved" = - ] || [ "${moved%%/*}" = 0 ]; } || {
 		echo "    differences in $label" >&2

@@ -65,7 +65,8 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('name', NULL, '''n'''), ('hash_tag', NULL, '''{}'''), ('profile', NULL, 'NULL'),
 	('format', NULL, '''redis_cluster_nodes'''), ('datacenter', NULL, 'NULL'),
 	('components', NULL, '''k''::text'), ('routing', NULL, '''r'''), ('id', NULL, '''i'''),
-	('routing_partition_size', NULL, '2'),
+	('routing_partition_size', NULL, '2'), ('names', NULL, 'ARRAY[''127.0.0.1:30001'']'),
+	('states', NULL, 'ARRAY[''active'']'), ('slot_lists', NULL, 'ARRAY[''{"[0,16384)"}'']'),
 	('input', NULL, '''e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-16383''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented

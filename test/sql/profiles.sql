@@ -813,4 +813,55 @@ SELECT pg_temp.expect_error($$SELECT chash_lookup_partitioned('esp', 'r', 'i', 0
 SELECT pg_temp.expect_error($$SELECT chash_lookup_partitioned('esp', 'r', 640)$$);
 SELECT pg_temp.expect_error($$SELECT chash_lookup_partitioned('pm', 'r', 'i', 2)$$);
 
+
+-- CLUSTER SHARDS, as redis-cli --json prints it (RESP3: maps as objects;
+-- RESP2 with -2: maps as lists of keys and values): each shard's master
+-- with its slots; replicas left out, a failed master down
+SELECT chash_ring_create('shards', profile => 'redis_cluster'),
+	   chash_ring_create('shards2', profile => 'redis_cluster');
+SELECT chash_ring_import('shards', 'redis_cluster_shards', $$[
+ {"slots":[0,5460,10923,10999],"nodes":[
+   {"id":"a1","port":30001,"ip":"10.0.0.1","endpoint":"10.0.0.1","role":"master","replication-offset":7,"health":"online"},
+   {"id":"a2","port":30004,"ip":"10.0.0.4","endpoint":"10.0.0.4","role":"replica","replication-offset":7,"health":"online"}]},
+ {"slots":[5461,10922],"nodes":[
+   {"id":"b1","port":30002,"ip":"10.0.0.2","endpoint":"10.0.0.2","role":"master","replication-offset":0,"health":"failed"}]},
+ {"slots":[11000,16383],"nodes":[
+   {"id":"c1","tls-port":30003,"ip":"10.0.0.3","endpoint":"cache-3","role":"master","replication-offset":0,"health":"loading"}]},
+ {"slots":[],"nodes":[
+   {"id":"d1","port":30005,"ip":"10.0.0.5","endpoint":"10.0.0.5","role":"master","replication-offset":0,"health":"online"}]},
+ {"slots":[],"nodes":[
+   {"id":"e1","port":30006,"ip":"10.0.0.6","endpoint":"10.0.0.6","role":"replica","replication-offset":0,"health":"online"}]}
+]$$) AS resp3,
+	   chash_ring_import('shards2', 'redis_cluster_shards', $$[
+ ["slots",[0,5460,10923,10999],"nodes",[["id","a1","port",30001,"ip","10.0.0.1","role","master","health","online"],
+                                      ["id","a2","port",30004,"ip","10.0.0.4","role","replica","health","online"]]],
+ ["slots",[5461,10922],"nodes",[["id","b1","port",30002,"ip","10.0.0.2","role","master","health","failed"]]],
+ ["slots",[11000,16383],"nodes",[["id","c1","tls-port",30003,"ip","10.0.0.3","role","master","health","loading"]]],
+ ["slots",[],"nodes",[["id","d1","port",30005,"ip","10.0.0.5","role","master","health","online"]]]
+]$$) AS resp2;
+SELECT ring, node, state, slots FROM chash.nodes WHERE ring IN ('shards', 'shards2') ORDER BY ring, node;
+CREATE TEMP TABLE shards_before AS SELECT * FROM chash.nodes WHERE ring = 'shards';
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards', 'not json')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards', '{"slots":[]}')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards', '[42]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards', '[{"slots":[0,1],"nodes":[7]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1],"nodes":[{"role":"master","ip":"10.0.0.1","port":1},{"role":"master","ip":"10.0.0.2","port":2}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1],"nodes":[{"role":"master","ip":"","port":1}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1,2],"nodes":[{"role":"master","ip":"10.0.0.1","port":1}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,"1"],"nodes":[{"role":"master","ip":"10.0.0.1","port":1}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[5,16384],"nodes":[{"role":"master","ip":"10.0.0.1","port":1}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1],"nodes":[{"role":"master","ip":"10.0.0.1","port":1}]},{"slots":[2,3],"nodes":[{"role":"master","ip":"10.0.0.1","port":1}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1],"nodes":[{"role":"replica","ip":"10.0.0.1","port":1}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards', '[]', 'dc1')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('pm', 'redis_cluster_shards', '[]')$$);
+SELECT count(*) AS unchanged FROM (
+	SELECT * FROM shards_before INTERSECT SELECT * FROM chash.nodes WHERE ring = 'shards') same;
+
 SELECT chash_ring_drop(ring) FROM chash.ring_config ORDER BY ring;
