@@ -311,4 +311,4 @@ DROP FUNCTION hostile_call(hostile_functions, integer, text);
 DROP TABLE hostile_keys;
 DROP OWNED BY regress_chash_nobody;
 DROP ROLE regress_chash_nobody;
-SELECT chash_ring_drop(r) FROM unnest(ARRAY['hostile', 'hostile_next']) r;
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['hostile', 'hostile_next', 'hostile_redis']) r;
