@@ -1,7 +1,8 @@
 /*
  * fuzz_placement.c
  *		libFuzzer harness: computed placements (modulo, jump, rendezvous,
- *		maglev, slots) built from a spec decoded from the input, their
+ *		maglev and Envoy's maglev, slots) built from a spec decoded from the
+ *		input, their
  *		owners, preference orders and ownership.
  *
  * Input, byte by byte: algorithm, hash, key hash, table size (maglev: a
@@ -21,7 +22,8 @@
  *	  and chash_placement_build raises no ERROR once it did;
  *	- the members are the active nodes in ordinal order (then name), and
  *	  the zones are numbered as README says;
- *	- maglev's table is a fill written here from README, slots' table the
+ *	- maglev's table is a fill written here from README (Envoy's variant:
+ *	  its own rule, also written here from README), slots' table the
  *	  given ranges or redis-cli's even split;
  *	- at each position: the owner (member p mod n, JumpConsistentHash,
  *	  the highest score -w / ln(u) computed here, table[p mod size]; a slot
@@ -62,6 +64,9 @@
 
 #include "fuzz_spec.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #define FUZZ_MAX_POSITIONS	16
 #define FUZZ_MAX_RANGES		4
 
@@ -71,12 +76,15 @@ typedef enum Algo
 	ALGO_JUMP,
 	ALGO_RENDEZVOUS,
 	ALGO_MAGLEV,
-	ALGO_SLOTS
+	ALGO_SLOTS,
+	ALGO_MAGLEV_ENVOY			/* maglev, variant envoy */
 } Algo;
 
 static const char *const algo_names[] = {
-	"modulo", "jump", "rendezvous", "maglev", "slots"
+	"modulo", "jump", "rendezvous", "maglev", "slots", "maglev"
 };
+
+#define IS_MAGLEV(algo) ((algo) == ALGO_MAGLEV || (algo) == ALGO_MAGLEV_ENVOY)
 
 /* Everything the checks compare against, worked out here from the spec */
 typedef struct Ref
@@ -127,6 +135,7 @@ decode_table_size(FuzzInput *in, Algo algo)
 	switch (algo)
 	{
 		case ALGO_MAGLEV:
+		case ALGO_MAGLEV_ENVOY:
 			if (v < 0xF0)
 				return primes[v % nprimes];
 			if (v < 0xFC)
@@ -224,6 +233,8 @@ decode_spec(FuzzInput *in, Algo *algo)
 	*algo = (Algo) (fuzz_u8(in) % lengthof(algo_names));
 	strlcpy(spec->name, "fuzz", sizeof(spec->name));
 	spec->algorithm = chash_algorithm_find(algo_names[*algo]);
+	if (*algo == ALGO_MAGLEV_ENVOY)
+		spec->variant = "envoy";
 	spec->hash = chash_hash_at(fuzz_u8(in) % chash_hash_count());
 	spec->key_hash = chash_hash_at(fuzz_u8(in) % chash_hash_count());
 	spec->vnode_name = spec->vnode_name_utf8 = spec->algorithm->default_vnode_name;
@@ -332,16 +343,18 @@ ref_prepare_ok(const ChashRingSpec *spec, Algo algo, const char **why)
 	int			nactive = 0;
 	uint32		m = ref_table_size(spec);
 
-	if ((algo == ALGO_RENDEZVOUS || algo == ALGO_MAGLEV) &&
+	if ((algo == ALGO_RENDEZVOUS || IS_MAGLEV(algo)) &&
 		spec->hash->integer_keys)
 		return (*why = "identity hashes no names"), false;
-	if (spec->table_size != 0 && algo != ALGO_MAGLEV && algo != ALGO_SLOTS)
+	if (algo == ALGO_MAGLEV_ENVOY && strcmp(spec->hash->name, "xxh64") != 0)
+		return (*why = "Envoy's maglev hashes names with xxh64"), false;
+	if (spec->table_size != 0 && !IS_MAGLEV(algo) && algo != ALGO_SLOTS)
 		return (*why = "table_size without a table"), false;
 	for (int k = 0; k < spec->nnodes; k++)
 	{
 		const ChashNodeSpec *n = &spec->nodes[k];
 
-		if (n->weight != 1 && algo != ALGO_RENDEZVOUS && algo != ALGO_MAGLEV)
+		if (n->weight != 1 && algo != ALGO_RENDEZVOUS && !IS_MAGLEV(algo))
 			return (*why = "weight of an unweighted algorithm"), false;
 		if (n->slots_given)
 		{
@@ -355,12 +368,14 @@ ref_prepare_ok(const ChashRingSpec *spec, Algo algo, const char **why)
 		}
 		nactive += n->active;
 	}
-	if (algo == ALGO_MAGLEV)
+	if (IS_MAGLEV(algo))
 	{
 		if (!is_prime(m))
 			return (*why = "maglev's table_size not prime"), false;
-		if ((uint64) m <= 100 * (uint64) nactive)
+		if (algo == ALGO_MAGLEV && (uint64) m <= 100 * (uint64) nactive)
 			return (*why = "maglev's table_size not above 100 x the active nodes"), false;
+		if (algo == ALGO_MAGLEV_ENVOY && (uint64) m < (uint64) nactive)
+			return (*why = "Envoy's maglev table smaller than the active nodes"), false;
 	}
 	if (algo == ALGO_SLOTS)
 	{
@@ -498,6 +513,60 @@ ref_maglev_fill(Ref *r)
 	}
 }
 
+/*
+ * Envoy's maglev table (maglev_lb.cc), as README says: the active nodes by
+ * name, offset XXH64(name, 0) mod M, skip XXH64(name, 1) mod (M - 1) + 1;
+ * in round r, a node whose r * w reaches its target takes its next empty
+ * slot and its target grows by the largest w, w = weight / sum
+ */
+static void
+ref_maglev_envoy_fill(Ref *r)
+{
+	const ChashRingSpec *spec = r->spec;
+	int			n = 0;
+	uint32		m = r->size;
+	int		   *host = palloc(sizeof(int) * Max(spec->nnodes, 1));
+	double	   *w = palloc(sizeof(double) * Max(spec->nnodes, 1));
+	double	   *target = palloc0(sizeof(double) * Max(spec->nnodes, 1));
+	uint64	   *next = palloc0(sizeof(uint64) * Max(spec->nnodes, 1));
+	double		sum = 0;
+	double		max_w = 0;
+	uint32		filled = 0;
+
+	for (int k = 0; k < spec->nnodes; k++)
+	{
+		if (!spec->nodes[k].active)
+			continue;
+		host[n++] = k;
+		sum += spec->nodes[k].weight;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		w[i] = spec->nodes[host[i]].weight / sum;
+		if (w[i] > max_w)
+			max_w = w[i];
+	}
+	for (uint64 round = 1; n > 0 && filled < m; round++)
+	{
+		for (int i = 0; i < n && filled < m; i++)
+		{
+			const ChashNodeSpec *node = &spec->nodes[host[i]];
+			uint64		offset = XXH64(node->name_utf8, node->name_utf8_len, 0) % m;
+			uint64		skip = XXH64(node->name_utf8, node->name_utf8_len, 1) % (m - 1) + 1;
+			uint32		slot;
+
+			if ((double) round * w[i] < target[i])
+				continue;
+			target[i] += max_w;
+			do
+				slot = (uint32) ((offset + skip * next[i]++) % m);
+			while (r->table[slot] != CHASH_SLOT_UNOWNED);
+			r->table[slot] = host[i];
+			filled++;
+		}
+	}
+}
+
 /* redis-cli --cluster create's split, its single precision included */
 static void
 ref_split_evenly(Ref *r)
@@ -578,15 +647,17 @@ ref_init(Ref *r, ChashRingSpec *spec, Algo algo)
 	}
 
 	r->size = algo == ALGO_MODULO ? (uint32) r->nactive :
-		(algo == ALGO_MAGLEV || algo == ALGO_SLOTS) ? ref_table_size(spec) : 0;
+		(IS_MAGLEV(algo) || algo == ALGO_SLOTS) ? ref_table_size(spec) : 0;
 	r->owned_count = ldexpl(1.0L, r->bits);
-	if (algo != ALGO_MAGLEV && algo != ALGO_SLOTS)
+	if (!IS_MAGLEV(algo) && algo != ALGO_SLOTS)
 		return;
 	r->table = palloc(sizeof(uint32) * r->size);
 	for (uint32 s = 0; s < r->size; s++)
 		r->table[s] = CHASH_SLOT_UNOWNED;
 	if (algo == ALGO_MAGLEV)
 		ref_maglev_fill(r);
+	else if (algo == ALGO_MAGLEV_ENVOY)
+		ref_maglev_envoy_fill(r);
 	else if (r->nactive > 0 && !ref_slots_given(spec))
 		ref_split_evenly(r);
 	else
@@ -864,6 +935,7 @@ check_structure(const Ref *r, const ChashPlacement *pl)
 					   "slot %u of the table is node %d, the reference's %d (%s)",
 					   s, (int) t->slots[s], (int) r->table[s],
 					   r->algo == ALGO_MAGLEV ? "maglev's fill" :
+					   r->algo == ALGO_MAGLEV_ENVOY ? "Envoy's maglev fill" :
 					   ref_slots_given(spec) ? "the ranges" : "redis-cli's split");
 	}
 }
@@ -1339,6 +1411,9 @@ fuzz_seeds(void)
 				   none, 1, 5, weighted);
 	seed_placement("maglev-307", ALGO_MAGLEV, "xxh3_64", "xxh3_64", prime307, 1, 3, three);
 	seed_placement("maglev-weighted-zones", ALGO_MAGLEV, "murmur3_32", "identity",
+				   prime1009, 1, 5, weighted);
+	seed_placement("maglev-envoy-307", ALGO_MAGLEV_ENVOY, "xxh64", "xxh64", prime307, 1, 3, three);
+	seed_placement("maglev-envoy-weighted-zones", ALGO_MAGLEV_ENVOY, "xxh64", "crc32",
 				   prime1009, 1, 5, weighted);
 	seed_placement("slots-split-default", ALGO_SLOTS, "xxh3_64", "crc32",
 				   slots_default, 1, 3, three);
