@@ -174,6 +174,9 @@ build_postgres() {
 	say "$major: building PostgreSQL $version in $work (log: $work/build.log)"
 	(
 		cd "$work"
+		# PostgreSQL makes its generated headers only in a make at level 0:
+		# run from make test-versions, this make must not look like a sub-make
+		unset MAKELEVEL MAKEFLAGS MFLAGS
 		./configure --prefix="$prefix" --enable-cassert --enable-debug \
 			--without-readline --without-icu --with-zlib
 		make -j"$jobs"
