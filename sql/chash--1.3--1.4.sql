@@ -766,3 +766,657 @@ BEGIN
 	PERFORM pg_catalog.set_config('search_path', path, true);
 END
 $$;
+
+/*
+ * Online moves (chash_move_online): the moving rows of a ring change
+ * stream from each source shard to its destinations by logical
+ * replication while writes go on; at cutover a fence on each source
+ * refuses writes to the moving keys (40001, so clients retry), the last
+ * changes arrive, both sides are compared, and the ring switches.
+ * Commands reach the shards through dblink, over the postgres_fdw servers
+ * and user mappings the node targets name.  Every step looks at the
+ * shards before it acts, so the same CALL resumes a move that stopped.
+ */
+CREATE TABLE chash.online_moves (
+	move_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	token text NOT NULL UNIQUE,			-- names the move's objects on the shards
+	from_ring text NOT NULL,
+	to_ring text NOT NULL,
+	relation regclass NOT NULL,
+	key_column name NOT NULL,
+	from_fingerprint text NOT NULL,
+	to_fingerprint text NOT NULL,
+	step text NOT NULL DEFAULT 'planned'
+		CHECK (step IN ('planned', 'switched', 'done')),
+	started timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	switched timestamptz,
+	finished timestamptz,
+	write_block interval				-- first fence's commit to the switch's commit
+);
+COMMENT ON TABLE chash.online_moves IS
+	'the online moves of chash_move_online: rings, relation, step reached and the write block measured at cutover';
+CREATE TABLE chash.online_move_pairs (
+	move_id bigint NOT NULL REFERENCES chash.online_moves ON DELETE CASCADE,
+	pair integer NOT NULL,
+	from_node text NOT NULL,
+	to_node text NOT NULL,
+	ranges int8multirange NOT NULL,		-- the positions that move from from_node to to_node
+	rows_moved bigint,
+	PRIMARY KEY (move_id, pair)
+);
+CREATE TABLE chash.online_move_nodes (
+	move_id bigint NOT NULL REFERENCES chash.online_moves ON DELETE CASCADE,
+	node text NOT NULL,
+	server name NOT NULL,				-- its postgres_fdw server on the coordinator
+	remote_table text NOT NULL,			-- its table on that server
+	conninfo text NOT NULL,				-- how its destinations' subscriptions reach it
+	PRIMARY KEY (move_id, node)
+);
+COMMENT ON TABLE chash.online_move_nodes IS
+	'for each online move, the shard of each node taking part, as the rings named it when the move began';
+COMMENT ON TABLE chash.online_move_pairs IS
+	'for each online move, the pairs of nodes that exchange keys and the positions each pair moves';
+REVOKE ALL ON chash.online_moves, chash.online_move_pairs, chash.online_move_nodes FROM PUBLIC;
+
+-- dblink, wherever it is installed, or an error
+CREATE FUNCTION chash.move_dblink() RETURNS text
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	nsp text;
+BEGIN
+	SELECT quote_ident(n.nspname) INTO nsp
+	FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'dblink';
+	IF nsp IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = 'extension "dblink" is not installed',
+			DETAIL = 'An online move sends its commands to the shards through dblink.',
+			HINT = 'Install it with CREATE EXTENSION dblink.';
+	END IF;
+	RETURN nsp;
+END
+$$;
+
+/*
+ * A node's shard: its postgres_fdw server, the table there, and the
+ * libpq parameters of the server and the caller's user mapping, which a
+ * subscription on another shard uses to reach it.
+ */
+CREATE FUNCTION chash.move_shard(ring text, node text, relation regclass,
+								 OUT server name, OUT remote_table text, OUT conninfo text)
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	relname name;
+	target text;
+	ft regclass;
+	opts text[];
+	schema_name text;
+	table_name text;
+BEGIN
+	SELECT c.relname INTO relname FROM pg_class c WHERE c.oid = relation;
+	target := chash.migration_target(ring, node, relname, 'postgresql');
+	ft := to_regclass(target);
+	SELECT s.srvname, t.ftoptions INTO server, opts
+	FROM pg_foreign_table t
+	JOIN pg_foreign_server s ON s.oid = t.ftserver
+	JOIN pg_foreign_data_wrapper w ON w.oid = s.srvfdw
+	WHERE t.ftrelid = ft AND w.fdwname = 'postgres_fdw';
+	IF server IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = format('target %s of node "%s" of ring "%s" is not a postgres_fdw foreign table',
+							 target, chash.message_name(node), ring),
+			DETAIL = 'An online move reaches each shard through the server of the foreign table its node''s target names.';
+	END IF;
+	SELECT o.v INTO schema_name FROM pg_options_to_table(opts) AS o(k, v) WHERE o.k = 'schema_name';
+	SELECT o.v INTO table_name FROM pg_options_to_table(opts) AS o(k, v) WHERE o.k = 'table_name';
+	SELECT format('%I.%I', coalesce(schema_name, n.nspname), coalesce(table_name, c.relname))
+	INTO remote_table
+	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ft;
+	-- libpq's own parameters only: postgres_fdw's (fetch_size, ...) are not
+	SELECT string_agg(format('%s=%s', o.k, '''' || replace(replace(o.v, '\', '\\'), '''', '\''') || ''''), ' ')
+	INTO conninfo
+	FROM (SELECT (pg_options_to_table(s.srvoptions)).* FROM pg_foreign_server s WHERE s.srvname = server
+		  UNION ALL
+		  SELECT (pg_options_to_table(u.umoptions)).* FROM pg_user_mappings u
+		  WHERE u.srvname = server AND u.usename IN (current_user, 'public')) AS o(k, v)
+	WHERE o.k IN ('host', 'hostaddr', 'port', 'dbname', 'user', 'password', 'passfile',
+				  'sslmode', 'sslcert', 'sslkey', 'sslrootcert', 'sslcrl', 'sslpassword',
+				  'gssencmode', 'krbsrvname', 'channel_binding', 'connect_timeout',
+				  'keepalives', 'keepalives_idle', 'keepalives_interval', 'keepalives_count',
+				  'target_session_attrs', 'sslsni', 'require_auth');
+END
+$$;
+
+-- a row of a query run on a shard, as text
+CREATE FUNCTION chash.move_remote(conn text, query text) RETURNS text
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	v text;
+BEGIN
+	EXECUTE format('SELECT v FROM %s.dblink($1, $2) AS t(v text)', chash.move_dblink())
+	INTO v USING conn, query;
+	RETURN v;
+END
+$$;
+
+-- a command run on a shard, in a transaction of its own unless one is open there
+CREATE FUNCTION chash.move_remote_exec(conn text, command text) RETURNS text
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	v text;
+BEGIN
+	EXECUTE format('SELECT %s.dblink_exec($1, $2)', chash.move_dblink()) INTO v USING conn, command;
+	RETURN v;
+END
+$$;
+REVOKE ALL ON FUNCTION chash.move_dblink(), chash.move_shard(text, text, regclass),
+	chash.move_remote(text, text), chash.move_remote_exec(text, text) FROM PUBLIC;
+
+-- a dblink connection to a node's shard, opened once a move
+CREATE FUNCTION chash.move_connect(server name) RETURNS text
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	conn text := 'chash_move_' || server;
+	dbl text := chash.move_dblink();
+	open text[];
+BEGIN
+	EXECUTE format('SELECT %s.dblink_get_connections()', dbl) INTO open;
+	IF open IS NULL OR NOT conn = ANY (open) THEN
+		EXECUTE format('SELECT %s.dblink_connect($1, $2)', dbl) USING conn, server;
+	END IF;
+	RETURN conn;
+END
+$$;
+REVOKE ALL ON FUNCTION chash.move_connect(name) FROM PUBLIC;
+
+-- waits until every subscription of a move on a shard has copied its table,
+-- and then until it has received the source's WAL up to lsn (if given)
+CREATE FUNCTION chash.move_wait(conn text, subscription text, lsn pg_lsn, what text) RETURNS void
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	started timestamptz := clock_timestamp();
+	told timestamptz := clock_timestamp();
+	state text;
+BEGIN
+	LOOP
+		state := chash.move_remote(conn, format($q$
+			SELECT CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_subscription_rel r
+									 JOIN pg_catalog.pg_subscription s ON s.oid = r.srsubid
+									 WHERE s.subname = %1$L AND r.srsubstate <> 'r')
+						 OR NOT EXISTS (SELECT FROM pg_catalog.pg_subscription_rel r
+										JOIN pg_catalog.pg_subscription s ON s.oid = r.srsubid
+										WHERE s.subname = %1$L)
+						THEN 'copying'
+						WHEN %2$L::pg_catalog.pg_lsn IS NULL THEN 'ready'
+						ELSE coalesce((SELECT CASE WHEN max(st.latest_end_lsn) >= %2$L::pg_catalog.pg_lsn THEN 'ready'
+												   ELSE (%2$L::pg_catalog.pg_lsn - max(st.latest_end_lsn))::text END
+									   FROM pg_catalog.pg_stat_subscription st WHERE st.subname = %1$L), 'starting') END
+			$q$, subscription, lsn));
+		EXIT WHEN state = 'ready';
+		IF clock_timestamp() - told > interval '5 s' THEN
+			RAISE NOTICE 'chash move: %, %', what,
+				CASE WHEN state ~ '^[0-9.]+$' THEN state || ' bytes behind' ELSE state END;
+			told := clock_timestamp();
+		END IF;
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+	RAISE NOTICE 'chash move: %, caught up in % s', what,
+		round(extract(epoch FROM clock_timestamp() - started)::numeric, 3);
+END
+$$;
+REVOKE ALL ON FUNCTION chash.move_wait(text, text, pg_lsn, text) FROM PUBLIC;
+
+/*
+ * What a move needs of a node's shard, checked before anything is made
+ * there: the table with a replica identity, chash (its filter and fence
+ * hash keys), and for a source wal_level = logical and a role that may
+ * replicate, for a destination one that may create subscriptions.
+ * Returns chash's schema there.
+ */
+CREATE FUNCTION chash.move_check_shard(conn text, node text, remote_table text,
+									   is_source boolean, is_destination boolean)
+	RETURNS text
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	facts text[];
+	problem text;
+	hint text;
+BEGIN
+	facts := string_to_array(chash.move_remote(conn, format($q$
+		SELECT concat_ws(',',
+			coalesce((SELECT quote_ident(n.nspname) FROM pg_catalog.pg_extension e
+					  JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+					  WHERE e.extname = 'chash'), '-'),
+			CASE WHEN pg_catalog.to_regclass(%1$L) IS NULL THEN 'missing'
+				 WHEN (SELECT c.relreplident IN ('f', 'i')
+							  OR (c.relreplident = 'd' AND EXISTS (SELECT FROM pg_catalog.pg_index i
+																   WHERE i.indrelid = c.oid AND i.indisprimary))
+					   FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass(%1$L)) THEN 'identity'
+				 ELSE 'none' END,
+			pg_catalog.current_setting('wal_level'),
+			(SELECT r.rolsuper OR r.rolreplication FROM pg_catalog.pg_roles r WHERE r.rolname = current_user),
+			(SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = current_user)
+			OR (pg_catalog.current_setting('server_version_num')::integer >= 160000
+				AND pg_catalog.pg_has_role('pg_create_subscription', 'USAGE')))
+		$q$, remote_table)), ',');
+	IF facts[2] = 'missing' THEN
+		problem := format('relation %s does not exist', remote_table);
+	ELSIF facts[2] = 'none' THEN
+		problem := format('relation %s has no primary key or replica identity', remote_table);
+		hint := 'Logical replication carries UPDATE and DELETE only for a table with a primary key or REPLICA IDENTITY.';
+	ELSIF facts[1] = '-' THEN
+		problem := 'extension "chash" is not installed';
+		hint := 'The move''s filter and fence on the shards hash keys with chash: install it there too.';
+	ELSIF is_source AND facts[3] <> 'logical' THEN
+		problem := format('wal_level is %s', facts[3]);
+		hint := 'A source of an online move needs wal_level = logical (a restart of that server).';
+	ELSIF is_source AND facts[4] <> 't' THEN
+		problem := 'the mapped role may not replicate';
+		hint := 'The user mapping''s role on a source needs the REPLICATION attribute.';
+	ELSIF is_destination AND facts[5] <> 't' THEN
+		problem := 'the mapped role may not create subscriptions';
+		hint := 'The user mapping''s role on a destination must be a superuser (or, from PostgreSQL 16 on, a member of pg_create_subscription).';
+	END IF;
+	IF problem IS NOT NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = format('node "%s" cannot take part in an online move: %s', chash.message_name(node), problem),
+			HINT = coalesce(hint, 'Create the node''s table on its shard first.');
+	END IF;
+	RETURN facts[1];
+END
+$$;
+REVOKE ALL ON FUNCTION chash.move_check_shard(text, text, text, boolean, boolean) FROM PUBLIC;
+
+CREATE PROCEDURE chash_move_online(from_ring text, to_ring text,
+								   relation regclass, key_column name)
+	LANGUAGE plpgsql
+	AS $move$
+DECLARE
+	-- no SET clause: a procedure with one cannot commit
+	pin constant text := 'pg_catalog, pg_temp';
+	mv chash.online_moves;
+	key_type regtype;
+	key_hash text;
+	nd record;
+	pair record;
+	conn jsonb := '{}';			-- node: its dblink connection
+	ext jsonb := '{}';			-- node: chash's schema on its shard
+	sconn text;
+	dconn text;
+	sub text;
+	pub text;
+	keep text;
+	fence text;
+	old_key text;
+	new_key text;
+	hashed text;
+	row_expr text;
+	lsn pg_lsn;
+	lsns jsonb := '{}';			-- source: its WAL position once fenced
+	got text;
+	s_sum text;
+	d_sum text;
+	deleted bigint;
+	fence_start timestamptz;
+	blocked interval;
+BEGIN
+	PERFORM pg_catalog.set_config('search_path', pin, true);
+	IF from_ring IS NULL OR to_ring IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'from_ring and to_ring must not be null';
+	END IF;
+	key_type := chash.key_column_type(relation, key_column);
+	PERFORM chash.move_dblink();
+
+	SELECT * INTO mv FROM chash.online_moves m
+	WHERE m.from_ring = chash_move_online.from_ring AND m.to_ring = chash_move_online.to_ring
+	  AND m.relation = chash_move_online.relation AND m.key_column = chash_move_online.key_column
+	  AND m.step <> 'done';
+	IF mv.move_id IS NULL THEN
+		IF chash.plan_kind(from_ring, to_ring) <> 'ranges' THEN
+			RAISE EXCEPTION USING
+				ERRCODE = 'feature_not_supported',
+				MESSAGE = format('rings "%s" and "%s" cannot be moved online', from_ring, to_ring),
+				DETAIL = 'They compare key by key, not range by range, so a shard cannot tell a moving key by its hash.',
+				HINT = 'Use chash_migration_sql for this change.';
+		END IF;
+		IF NOT EXISTS (SELECT FROM @extschema@.chash_moved_ranges(from_ring, to_ring)) THEN
+			RAISE NOTICE 'chash move: rings "%" and "%" place every key alike, nothing to move', from_ring, to_ring;
+			RETURN;
+		END IF;
+		INSERT INTO chash.online_moves (token, from_ring, to_ring, relation, key_column,
+										from_fingerprint, to_fingerprint)
+		VALUES (substr(md5(random()::text || clock_timestamp()::text), 1, 10),
+				from_ring, to_ring, relation, key_column,
+				chash.routing_fingerprint(from_ring), chash.routing_fingerprint(to_ring))
+		RETURNING * INTO mv;
+		INSERT INTO chash.online_move_pairs (move_id, pair, from_node, to_node, ranges)
+		SELECT mv.move_id, row_number() OVER (ORDER BY r.from_node, r.to_node), r.from_node, r.to_node,
+			   range_agg(CASE WHEN r.hi = 9223372036854775807 THEN int8range(r.lo, NULL, '[)')
+							  ELSE int8range(r.lo, r.hi, '[]') END)
+		FROM @extschema@.chash_moved_ranges(from_ring, to_ring) r
+		GROUP BY r.from_node, r.to_node;
+		-- a source as the old ring names it, a destination as the new one does
+		INSERT INTO chash.online_move_nodes (move_id, node, server, remote_table, conninfo)
+		SELECT mv.move_id, u.node, s.server, s.remote_table, coalesce(s.conninfo, '')
+		FROM (SELECT DISTINCT ON (node) node, ring
+			  FROM (SELECT p.from_node, from_ring, 1 FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id
+					UNION ALL
+					SELECT p.to_node, to_ring, 2 FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id)
+				   AS x(node, ring, o)
+			  ORDER BY node, o) u,
+			 LATERAL chash.move_shard(u.ring, u.node, relation) s;
+	ELSIF mv.step = 'planned'
+		  AND (chash.routing_fingerprint(from_ring) IS DISTINCT FROM mv.from_fingerprint
+			   OR chash.routing_fingerprint(to_ring) IS DISTINCT FROM mv.to_fingerprint) THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = format('ring "%s" or ring "%s" has changed since online move %s started',
+							 from_ring, to_ring, mv.move_id),
+			HINT = 'Restore the rings as they were, then run the same CALL again.';
+	ELSIF mv.step = 'switched' AND chash.routing_fingerprint(from_ring) IS DISTINCT FROM mv.to_fingerprint THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = format('ring "%s" has changed since online move %s switched it', from_ring, mv.move_id),
+			DETAIL = 'The moved rows are still on their old nodes too, and the cleanup deletes them by the move''s plan.',
+			HINT = 'Restore the ring as the move left it, then run the same CALL again.';
+	END IF;
+	-- both rings hash keys alike (plan_kind said so); after the switch they are equal
+	SELECT coalesce(r.key_hash, r.hash) INTO key_hash FROM chash.ring_config r WHERE r.ring = from_ring;
+	pub := 'chash_move_' || mv.token;
+	keep := 'chash_move_' || mv.token || '_keep';
+	fence := 'chash_move_' || mv.token || '_fence';
+	IF key_type = 'bytea'::regtype THEN
+		old_key := format('OLD.%I', key_column);
+		new_key := format('NEW.%I', key_column);
+	ELSE
+		old_key := format('OLD.%I::pg_catalog.text', key_column);
+		new_key := format('NEW.%I::pg_catalog.text', key_column);
+	END IF;
+	SELECT string_agg('t.' || quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO row_expr
+	FROM pg_attribute a
+	WHERE a.attrelid = relation AND a.attnum > 0 AND NOT a.attisdropped;
+
+	-- every shard of the move: reached, and checked before anything is made there
+	FOR nd IN SELECT n.*,
+					 EXISTS (SELECT FROM chash.online_move_pairs p WHERE p.move_id = n.move_id AND p.from_node = n.node) AS is_source,
+					 EXISTS (SELECT FROM chash.online_move_pairs p WHERE p.move_id = n.move_id AND p.to_node = n.node) AS is_destination
+			  FROM chash.online_move_nodes n WHERE n.move_id = mv.move_id ORDER BY n.node LOOP
+		conn := conn || jsonb_build_object(nd.node, chash.move_connect(nd.server));
+		ext := ext || jsonb_build_object(nd.node, chash.move_check_shard(conn->>nd.node, nd.node, nd.remote_table,
+																		 nd.is_source AND mv.step = 'planned',
+																		 nd.is_destination AND mv.step = 'planned'));
+	END LOOP;
+	-- a destination must not hold rows of moving keys, but those this
+	-- move's subscriptions brought: the copies would collide with them
+	IF mv.step = 'planned' THEN
+		FOR nd IN SELECT n.node, n.remote_table, range_agg(r) AS ranges
+				  FROM chash.online_move_nodes n
+				  JOIN chash.online_move_pairs p ON p.move_id = n.move_id AND p.to_node = n.node,
+					   unnest(p.ranges) r
+				  WHERE n.move_id = mv.move_id GROUP BY n.node, n.remote_table LOOP
+			dconn := conn->>nd.node;
+			hashed := format('%s.chash_hash(%L, %%s) OPERATOR(pg_catalog.<@) %L::pg_catalog.int8multirange',
+							 ext->>nd.node, key_hash, nd.ranges);
+			IF chash.move_remote(dconn, format(
+					'SELECT count(*) FROM %s t WHERE %s', nd.remote_table,
+					format(hashed, replace(new_key, 'NEW.', 't.')))) <> '0' THEN
+				-- unless this move's subscriptions brought them
+				IF chash.move_remote(dconn, format('SELECT count(*) FROM pg_catalog.pg_subscription WHERE subname LIKE %L',
+												   pub || '\_%')) = '0' THEN
+					RAISE EXCEPTION USING
+						ERRCODE = 'object_not_in_prerequisite_state',
+						MESSAGE = format('node "%s" already holds rows of keys that move to it', chash.message_name(nd.node)),
+						DETAIL = format('Table %s there has rows whose keys the new ring gives it.', nd.remote_table),
+						HINT = 'Copies of them would collide with the rows the move brings; remove them first.';
+				END IF;
+			END IF;
+		END LOOP;
+	END IF;
+	-- the move is recorded only once every check has passed
+	COMMIT;
+	PERFORM pg_catalog.set_config('search_path', pin, true);
+
+	IF mv.step = 'planned' THEN
+		RAISE NOTICE 'chash move %: streaming the moving rows of % (% pairs of nodes)', mv.move_id, relation,
+			(SELECT count(*) FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id);
+		-- 1. per source a publication (no truncate: it would empty the
+		-- destination) and its fence, made now and put up at cutover
+		FOR nd IN SELECT n.node, n.remote_table, range_agg(r) AS ranges
+				  FROM chash.online_move_nodes n
+				  JOIN chash.online_move_pairs p ON p.move_id = n.move_id AND p.from_node = n.node,
+					   unnest(p.ranges) r
+				  WHERE n.move_id = mv.move_id GROUP BY n.node, n.remote_table LOOP
+			sconn := conn->>nd.node;
+			IF chash.move_remote(sconn, format('SELECT count(*) FROM pg_catalog.pg_publication WHERE pubname = %L', pub)) = '0' THEN
+				PERFORM chash.move_remote_exec(sconn, format(
+					'CREATE PUBLICATION %I FOR TABLE %s WITH (publish = %L)', pub, nd.remote_table, 'insert, update, delete'));
+			END IF;
+			hashed := format('%s.chash_hash(%L, %%s) OPERATOR(pg_catalog.<@) %L::pg_catalog.int8multirange',
+							 ext->>nd.node, key_hash, nd.ranges);
+			PERFORM chash.move_remote_exec(sconn, format($f$
+CREATE OR REPLACE FUNCTION %1$s.%2$I() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $b$
+BEGIN
+	-- the move's own cleanup deletes the moved rows
+	IF pg_catalog.current_setting('chash_move.cleanup', true) = %3$L THEN
+		RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+	END IF;
+	IF (TG_OP <> 'INSERT' AND %4$s) OR (TG_OP <> 'DELETE' AND %5$s) THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'serialization_failure',
+			MESSAGE = 'chash: this key is moving to another node',
+			DETAIL = 'An online move of this table is switching the ring.',
+			HINT = 'Retry the transaction: it will be routed to the key''s new node.';
+	END IF;
+	RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+END
+$b$$f$, (parse_ident(nd.remote_table))[1]::text, fence, mv.token,
+				format(hashed, old_key), format(hashed, new_key)));
+		END LOOP;
+		-- per destination a filter for the replicated rows: it keeps those
+		-- that move to it (UPDATE and DELETE by the old key), so that two
+		-- nodes that exchange keys do not send them back and forth
+		FOR nd IN SELECT n.node, n.remote_table, range_agg(r) AS ranges
+				  FROM chash.online_move_nodes n
+				  JOIN chash.online_move_pairs p ON p.move_id = n.move_id AND p.to_node = n.node,
+					   unnest(p.ranges) r
+				  WHERE n.move_id = mv.move_id GROUP BY n.node, n.remote_table LOOP
+			dconn := conn->>nd.node;
+			hashed := format('%s.chash_hash(%L, %%s) OPERATOR(pg_catalog.<@) %L::pg_catalog.int8multirange',
+							 ext->>nd.node, key_hash, nd.ranges);
+			PERFORM chash.move_remote_exec(dconn, format($f$
+CREATE OR REPLACE FUNCTION %1$s.%2$I() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $b$
+BEGIN
+	IF TG_OP = 'INSERT' THEN
+		IF %3$s THEN RETURN NEW; END IF;
+	ELSIF %4$s THEN
+		RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+	END IF;
+	RETURN NULL;
+END
+$b$;
+CREATE OR REPLACE TRIGGER %2$I BEFORE INSERT OR UPDATE OR DELETE ON %5$s
+	FOR EACH ROW EXECUTE FUNCTION %1$s.%2$I();
+ALTER TABLE %5$s ENABLE REPLICA TRIGGER %2$I$f$,
+				(parse_ident(nd.remote_table))[1]::text, keep,
+				format(hashed, new_key), format(hashed, old_key), nd.remote_table));
+		END LOOP;
+		-- one subscription per pair; a slot left by a subscription that
+		-- was never committed is dropped first
+		FOR pair IN SELECT p.pair, p.from_node, p.to_node, s.conninfo
+					FROM chash.online_move_pairs p
+					JOIN chash.online_move_nodes s ON s.move_id = p.move_id AND s.node = p.from_node
+					WHERE p.move_id = mv.move_id ORDER BY p.pair LOOP
+			sub := pub || '_' || pair.pair;
+			sconn := conn->>pair.from_node;
+			dconn := conn->>pair.to_node;
+			got := chash.move_remote(dconn, format('SELECT s.subenabled FROM pg_catalog.pg_subscription s WHERE s.subname = %L', sub));
+			IF got IS NULL THEN
+				PERFORM chash.move_remote(sconn, format(
+					'SELECT count(pg_catalog.pg_drop_replication_slot(slot_name)) FROM pg_catalog.pg_replication_slots'
+					' WHERE slot_name = %L AND NOT active', sub));
+				PERFORM chash.move_remote_exec(dconn, format(
+					'CREATE SUBSCRIPTION %I CONNECTION %L PUBLICATION %I WITH (copy_data = true)',
+					sub, pair.conninfo, pub));
+			ELSIF got = 'false' THEN
+				PERFORM chash.move_remote_exec(dconn, format('ALTER SUBSCRIPTION %I ENABLE', sub));
+			END IF;
+		END LOOP;
+
+		-- 2. the initial copies, then the changes made since
+		FOR pair IN SELECT p.* FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id ORDER BY p.pair LOOP
+			sub := pub || '_' || pair.pair;
+			PERFORM chash.move_wait(conn->>pair.to_node, sub, NULL,
+									format('%s to %s, initial copy', pair.from_node, pair.to_node));
+			lsn := chash.move_remote(conn->>pair.from_node, 'SELECT pg_catalog.pg_current_wal_lsn()');
+			PERFORM chash.move_wait(conn->>pair.to_node, sub, lsn,
+									format('%s to %s, changes', pair.from_node, pair.to_node));
+		END LOOP;
+
+		-- 3. cutover: the fences go up under the table's lock, so that no
+		-- write routed by the old ring is still running on a source
+		FOR nd IN SELECT n.node, n.remote_table FROM chash.online_move_nodes n
+				  WHERE n.move_id = mv.move_id
+					AND EXISTS (SELECT FROM chash.online_move_pairs p WHERE p.move_id = n.move_id AND p.from_node = n.node)
+				  ORDER BY n.node LOOP
+			PERFORM chash.move_remote_exec(conn->>nd.node, format(
+				'LOCK TABLE %1$s IN EXCLUSIVE MODE; '
+				'CREATE OR REPLACE TRIGGER %2$I BEFORE INSERT OR UPDATE OR DELETE ON %1$s '
+				'FOR EACH ROW EXECUTE FUNCTION %3$s.%2$I()',
+				nd.remote_table, fence, (parse_ident(nd.remote_table))[1]::text));
+			fence_start := coalesce(fence_start, clock_timestamp());
+		END LOOP;
+		-- every write to a moving key is now in the sources' WAL before this
+		FOR nd IN SELECT DISTINCT p.from_node FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id LOOP
+			lsns := lsns || jsonb_build_object(nd.from_node,
+				chash.move_remote(conn->>nd.from_node, 'SELECT pg_catalog.pg_current_wal_lsn()'));
+		END LOOP;
+		FOR pair IN SELECT p.*, s.remote_table AS s_table, d.remote_table AS d_table
+					FROM chash.online_move_pairs p
+					JOIN chash.online_move_nodes s ON s.move_id = p.move_id AND s.node = p.from_node
+					JOIN chash.online_move_nodes d ON d.move_id = p.move_id AND d.node = p.to_node
+					WHERE p.move_id = mv.move_id ORDER BY p.pair LOOP
+			sub := pub || '_' || pair.pair;
+			PERFORM chash.move_wait(conn->>pair.to_node, sub, (lsns->>pair.from_node)::pg_lsn,
+									format('%s to %s, last changes', pair.from_node, pair.to_node));
+			-- the same rows on both sides, by count and checksum
+			hashed := format('SELECT count(*) || '' '' || coalesce(sum(pg_catalog.hashtextextended(ROW(%s)::text, 0)), 0)'
+							 ' FROM %%s t WHERE %%s.chash_hash(%L, %s) OPERATOR(pg_catalog.<@) %L::pg_catalog.int8multirange',
+							 row_expr, key_hash, replace(new_key, 'NEW.', 't.'), pair.ranges);
+			s_sum := chash.move_remote(conn->>pair.from_node, format(hashed, pair.s_table, ext->>pair.from_node));
+			d_sum := chash.move_remote(conn->>pair.to_node, format(hashed, pair.d_table, ext->>pair.to_node));
+			IF s_sum IS DISTINCT FROM d_sum THEN
+				-- the old ring still holds: take the fences down again
+				FOR nd IN SELECT n.node, n.remote_table FROM chash.online_move_nodes n WHERE n.move_id = mv.move_id LOOP
+					PERFORM chash.move_remote_exec(conn->>nd.node, format('DROP TRIGGER IF EXISTS %I ON %s', fence, nd.remote_table));
+				END LOOP;
+				RAISE EXCEPTION USING
+					ERRCODE = 'data_corrupted',
+					MESSAGE = format('the moving rows of node "%s" and their copies on node "%s" differ',
+									 chash.message_name(pair.from_node), chash.message_name(pair.to_node)),
+					DETAIL = format('Rows and checksum: %s on %s, %s on %s.', s_sum, pair.from_node, d_sum, pair.to_node),
+					HINT = 'An UPDATE that changes a moving row''s key is not carried by the move. The ring is unchanged; find the rows that differ, then run the same CALL again.';
+			END IF;
+			UPDATE chash.online_move_pairs p SET rows_moved = split_part(s_sum, ' ', 1)::bigint
+			WHERE p.move_id = mv.move_id AND p.pair = pair.pair;
+		END LOOP;
+		FOR pair IN SELECT p.* FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id ORDER BY p.pair LOOP
+			PERFORM chash.move_remote_exec(conn->>pair.to_node, format('ALTER SUBSCRIPTION %I DISABLE', pub || '_' || pair.pair));
+		END LOOP;
+		-- the switch: from_ring becomes what to_ring is, in one commit
+		PERFORM @extschema@.chash_ring_drop(from_ring);
+		PERFORM @extschema@.chash_ring_copy(to_ring, from_ring);
+		UPDATE chash.online_moves m SET step = 'switched', switched = clock_timestamp(),
+			write_block = clock_timestamp() - fence_start
+		WHERE m.move_id = mv.move_id
+		RETURNING * INTO mv;
+		COMMIT;
+		PERFORM pg_catalog.set_config('search_path', pin, true);
+		blocked := clock_timestamp() - fence_start;
+		RAISE NOTICE 'chash move %: ring "%" switched; writes to moving keys were refused for % ms',
+			mv.move_id, from_ring, round(extract(epoch FROM blocked)::numeric * 1000, 1);
+		UPDATE chash.online_moves m SET write_block = blocked WHERE m.move_id = mv.move_id;
+		COMMIT;
+		PERFORM pg_catalog.set_config('search_path', pin, true);
+	END IF;
+
+	-- 4. cleanup: streams dropped, then (once no transaction that may have
+	-- routed by the old ring is left) the moved rows, then the fences
+	FOR pair IN SELECT p.* FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id ORDER BY p.pair LOOP
+		sub := pub || '_' || pair.pair;
+		-- the subscription loses its slot first, and the slot is dropped on
+		-- its own: each step can then be repeated after a failure
+		IF chash.move_remote(conn->>pair.to_node, format('SELECT count(*) FROM pg_catalog.pg_subscription WHERE subname = %L', sub)) <> '0' THEN
+			PERFORM chash.move_remote_exec(conn->>pair.to_node, format('ALTER SUBSCRIPTION %I DISABLE', sub));
+			PERFORM chash.move_remote_exec(conn->>pair.to_node, format('ALTER SUBSCRIPTION %I SET (slot_name = NONE)', sub));
+			PERFORM chash.move_remote_exec(conn->>pair.to_node, format('DROP SUBSCRIPTION %I', sub));
+		END IF;
+		-- until the walsender of the disabled subscription has gone
+		WHILE chash.move_remote(conn->>pair.from_node, format(
+				'SELECT count(*) FROM pg_catalog.pg_replication_slots WHERE slot_name = %L AND active', sub)) <> '0' LOOP
+			PERFORM pg_sleep(0.05);
+		END LOOP;
+		PERFORM chash.move_remote(conn->>pair.from_node, format(
+			'SELECT count(pg_catalog.pg_drop_replication_slot(slot_name)) FROM pg_catalog.pg_replication_slots'
+			' WHERE slot_name = %L AND NOT active', sub));
+	END LOOP;
+	FOR nd IN SELECT n.* FROM chash.online_move_nodes n WHERE n.move_id = mv.move_id ORDER BY n.node LOOP
+		PERFORM chash.move_remote_exec(conn->>nd.node, format(
+			'DROP TRIGGER IF EXISTS %1$I ON %2$s; DROP FUNCTION IF EXISTS %3$s.%1$I(); DROP PUBLICATION IF EXISTS %4$I',
+			keep, nd.remote_table, (parse_ident(nd.remote_table))[1]::text, pub));
+	END LOOP;
+	WHILE EXISTS (SELECT FROM pg_stat_activity a
+				  WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
+					AND a.xact_start < mv.switched) LOOP
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+	FOR nd IN SELECT n.node, n.remote_table, range_agg(r) AS ranges
+			  FROM chash.online_move_nodes n
+			  JOIN chash.online_move_pairs p ON p.move_id = n.move_id AND p.from_node = n.node,
+				   unnest(p.ranges) r
+			  WHERE n.move_id = mv.move_id GROUP BY n.node, n.remote_table ORDER BY n.node LOOP
+		LOOP
+			got := chash.move_remote_exec(conn->>nd.node, format(
+				'SELECT pg_catalog.set_config(%L, %L, true); '
+				'DELETE FROM %3$s WHERE ctid = ANY (ARRAY(SELECT t.ctid FROM %3$s t'
+				' WHERE %4$s.chash_hash(%5$L, %6$s) OPERATOR(pg_catalog.<@) %7$L::pg_catalog.int8multirange LIMIT 10000))',
+				'chash_move.cleanup', mv.token, nd.remote_table, ext->>nd.node, key_hash,
+				replace(new_key, 'NEW.', 't.'), nd.ranges));
+			deleted := split_part(got, ' ', 2)::bigint;
+			EXIT WHEN deleted = 0;
+		END LOOP;
+		PERFORM chash.move_remote_exec(conn->>nd.node, format(
+			'DROP TRIGGER IF EXISTS %1$I ON %2$s; DROP FUNCTION IF EXISTS %3$s.%1$I()',
+			fence, nd.remote_table, (parse_ident(nd.remote_table))[1]::text));
+	END LOOP;
+	UPDATE chash.online_moves m SET step = 'done', finished = clock_timestamp() WHERE m.move_id = mv.move_id;
+	RAISE NOTICE 'chash move %: done, % rows moved', mv.move_id,
+		(SELECT sum(p.rows_moved) FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id);
+	FOR nd IN SELECT n.node FROM chash.online_move_nodes n WHERE n.move_id = mv.move_id LOOP
+		EXECUTE format('SELECT %s.dblink_disconnect($1)', chash.move_dblink()) USING conn->>nd.node;
+	END LOOP;
+END
+$move$;
+REVOKE ALL ON PROCEDURE chash_move_online(text, text, regclass, name) FROM PUBLIC;
+COMMENT ON PROCEDURE chash_move_online(text, text, regclass, name) IS
+	'moves a relation''s rows from the nodes of one ring to those of another while writes go on, through logical replication, and switches from_ring to to_ring''s nodes; the same CALL resumes a move that stopped';

@@ -24,6 +24,7 @@ RESET client_min_messages;
 CREATE TEMP VIEW hostile_functions AS
 SELECT p.oid, p.oid::regprocedure::text AS signature, p.proisstrict AS strict,
 	   p.proretset AS set_returning, p.prorettype = 'trigger'::regtype AS is_trigger,
+	   p.prokind = 'p' AS is_procedure,
 	   p.pronamespace = 'chash'::regnamespace AS internal,
 	   p.prorettype = 'record'::regtype AND p.proallargtypes IS NULL AS needs_columns,
 	   p.pronargs AS nargs,
@@ -67,6 +68,10 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('components', NULL, '''k''::text'), ('routing', NULL, '''r'''), ('id', NULL, '''i'''),
 	('routing_partition_size', NULL, '2'), ('names', NULL, 'ARRAY[''127.0.0.1:30001'']'),
 	('states', NULL, 'ARRAY[''active'']'), ('slot_lists', NULL, 'ARRAY[''{"[0,16384)"}'']'),
+	('conn', NULL, '''hostile_conn'''), ('query', NULL, '''SELECT 1'''), ('command', NULL, '''SELECT 1'''),
+	('server', NULL, '''hostile_server'''), ('remote_table', NULL, '''public.t'''),
+	('is_source', NULL, 'true'), ('is_destination', NULL, 'true'), ('subscription', NULL, '''s'''),
+	('lsn', NULL, '''0/0''::pg_lsn'), ('what', NULL, '''w'''),
 	('input', NULL, '''e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-16383''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented
@@ -122,6 +127,8 @@ BEGIN
 		args := args || v;
 	END LOOP;
 	RETURN CASE
+		WHEN f.is_procedure THEN
+			format('CALL %s(%s)', f.oid::regproc, array_to_string(args, ', '))
 		WHEN f.needs_columns THEN
 			format('SELECT count(*) FROM %s(%s) AS t(key integer, from_node text, to_node text)',
 				   f.oid::regproc, array_to_string(args, ', '))
@@ -151,7 +158,7 @@ BEGIN
 	END IF;
 	BEGIN
 		EXECUTE stmt INTO n;
-		RAISE EXCEPTION USING ERRCODE = 'P0999', MESSAGE = CASE WHEN n = 0 THEN 'no rows' ELSE n || ' rows' END;
+		RAISE EXCEPTION USING ERRCODE = 'P0999', MESSAGE = CASE WHEN coalesce(n, 0) = 0 THEN 'no rows' ELSE n || ' rows' END;
 	EXCEPTION WHEN OTHERS THEN
 		GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
 			detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;

@@ -1,0 +1,71 @@
+--
+-- chash_move_online: what it refuses before it reaches any shard, with
+-- nothing changed.  The moves themselves, between real shards while
+-- clients write, are test/scripts/move_online.sh.
+--
+\set SHOW_CONTEXT never
+CREATE TABLE om_users (k bigint PRIMARY KEY, v integer);
+SELECT chash_ring_create('om_a');
+SELECT chash_node_add('om_a', 'n1');
+SELECT chash_node_add('om_a', 'n2');
+SELECT chash_ring_copy('om_a', 'om_b');
+SELECT chash_node_add('om_b', 'n3');
+SELECT chash_ring_copy('om_a', 'om_same');
+SELECT chash_ring_create('om_mod', algorithm => 'modulo');
+SELECT chash_node_add('om_mod', 'n1');
+SELECT chash_node_add('om_mod', 'n2');
+
+-- commands reach the shards through dblink
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+CREATE EXTENSION dblink;
+
+\set VERBOSITY default
+CALL chash_move_online(NULL, 'om_b', 'om_users', 'k');
+CALL chash_move_online('om_a', NULL, 'om_users', 'k');
+CALL chash_move_online('om_a', 'om_b', NULL, 'k');
+CALL chash_move_online('om_a', 'om_b', 'om_users', NULL);
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'nope');
+CALL chash_move_online('om_a', 'om_nope', 'om_users', 'k');
+CALL chash_move_online('om_a', 'om_a', 'om_users', 'k');
+-- a ring that is not one of points compares key by key: not online
+CALL chash_move_online('om_a', 'om_mod', 'om_users', 'k');
+-- rings that agree: nothing to do, and nothing recorded
+CALL chash_move_online('om_a', 'om_same', 'om_users', 'k');
+-- nodes without targets, then targets that are no foreign tables
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+CREATE SCHEMA om_local;
+CREATE TABLE om_local.om_users (k bigint PRIMARY KEY, v integer);
+SELECT chash_node_set('om_a', n, target => 'om_local') FROM unnest(ARRAY['n1', 'n2']) n;
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+-- a foreign table of another wrapper is no postgres_fdw shard either
+CREATE FOREIGN DATA WRAPPER om_fdw;
+CREATE SERVER om_server FOREIGN DATA WRAPPER om_fdw;
+CREATE SCHEMA om_foreign;
+CREATE FOREIGN TABLE om_foreign.om_users (k bigint, v integer) SERVER om_server;
+SELECT chash_node_set('om_a', 'n1', target => 'om_foreign');
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+\set VERBOSITY terse
+SELECT count(*) AS moves FROM chash.online_moves;
+SELECT count(*) AS pairs FROM chash.online_move_pairs;
+
+-- only those the owner lets may move rows, or read the moves' records
+CREATE ROLE regress_chash_mover;
+SET ROLE regress_chash_mover;
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+SELECT * FROM chash.online_moves;
+SELECT * FROM chash.online_move_nodes;
+SELECT chash.move_remote('x', 'SELECT 1');
+SELECT chash.move_remote_exec('x', 'SELECT 1');
+SELECT chash.move_connect('x');
+RESET ROLE;
+DROP ROLE regress_chash_mover;
+
+DROP FOREIGN TABLE om_foreign.om_users;
+DROP SCHEMA om_foreign;
+DROP SERVER om_server;
+DROP FOREIGN DATA WRAPPER om_fdw;
+DROP TABLE om_local.om_users;
+DROP SCHEMA om_local;
+DROP EXTENSION dblink;
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['om_a', 'om_b', 'om_same', 'om_mod']) r;
+DROP TABLE om_users;
