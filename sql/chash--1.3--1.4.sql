@@ -1084,6 +1084,14 @@ BEGIN
 			MESSAGE = 'from_ring and to_ring must not be null';
 	END IF;
 	key_type := chash.key_column_type(relation, key_column);
+	-- the cleanup waits for every older transaction, so it must see them all
+	IF NOT pg_has_role('pg_read_all_stats', 'USAGE') THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'insufficient_privilege',
+			MESSAGE = 'an online move needs the privileges of pg_read_all_stats',
+			DETAIL = 'Before it deletes the moved rows, the move waits for every transaction that may still route by the old ring, and only pg_read_all_stats sees them all.',
+			HINT = 'Grant pg_read_all_stats to the role that runs the move.';
+	END IF;
 	PERFORM chash.move_dblink();
 
 	SELECT * INTO mv FROM chash.online_moves m
@@ -1385,9 +1393,17 @@ ALTER TABLE %5$s ENABLE REPLICA TRIGGER %2$I$f$,
 			'DROP TRIGGER IF EXISTS %1$I ON %2$s; DROP FUNCTION IF EXISTS %3$s.%1$I(); DROP PUBLICATION IF EXISTS %4$I',
 			keep, nd.remote_table, (parse_ident(nd.remote_table))[1]::text, pub));
 	END LOOP;
+	fence_start := clock_timestamp();
 	WHILE EXISTS (SELECT FROM pg_stat_activity a
 				  WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
 					AND a.xact_start < mv.switched) LOOP
+		IF clock_timestamp() - fence_start > interval '5 s' THEN
+			RAISE NOTICE 'chash move %: waiting for transactions older than the switch: %', mv.move_id,
+				(SELECT string_agg(a.pid::text, ', ' ORDER BY a.pid) FROM pg_stat_activity a
+				 WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
+				   AND a.xact_start < mv.switched);
+			fence_start := clock_timestamp();
+		END IF;
 		PERFORM pg_sleep(0.05);
 	END LOOP;
 	FOR nd IN SELECT n.node, n.remote_table, range_agg(r) AS ranges

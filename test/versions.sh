@@ -198,7 +198,7 @@ build_postgres() {
 # made before they needed it
 ensure_contrib() {
 	local major=$1 version=$2 module=$3 prefix=$cache/$1/$2 work
-	[ -f "$prefix/share/extension/$module.control" ] && return 0
+	[ -f "$("$prefix/bin/pg_config" --sharedir)/extension/$module.control" ] && return 0
 	work=$(mktemp -d "$cache/$major/contrib.XXXXXX")
 	say "$major: building contrib/$module into the cached build"
 	tar -xf "$cache/$major"/postgresql-"$major"_"$version".orig.tar.* -C "$work" --strip-components=1

@@ -58,6 +58,12 @@ SELECT chash.move_remote('x', 'SELECT 1');
 SELECT chash.move_remote_exec('x', 'SELECT 1');
 SELECT chash.move_connect('x');
 RESET ROLE;
+-- one that may call it must also see every session (the cleanup waits for them)
+GRANT EXECUTE ON PROCEDURE chash_move_online(text, text, regclass, name) TO regress_chash_mover;
+SET ROLE regress_chash_mover;
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+RESET ROLE;
+REVOKE EXECUTE ON PROCEDURE chash_move_online(text, text, regclass, name) FROM regress_chash_mover;
 DROP ROLE regress_chash_mover;
 
 DROP FOREIGN TABLE om_foreign.om_users;
