@@ -1093,6 +1093,18 @@ BEGIN
 			HINT = 'Grant pg_read_all_stats to the role that runs the move.';
 	END IF;
 	PERFORM chash.move_dblink();
+	-- one move of a ring at a time: a session lock, which a kill releases
+	-- (and which this session may still hold from a call that failed)
+	IF NOT EXISTS (SELECT FROM pg_locks l
+				   WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.granted
+					 AND l.classid::integer = hashtext('chash_move_online')
+					 AND l.objid::integer = hashtext(from_ring) AND l.objsubid = 2)
+	   AND NOT pg_try_advisory_lock(hashtext('chash_move_online'), hashtext(from_ring)) THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'lock_not_available',
+			MESSAGE = format('an online move of ring "%s" is already running', from_ring),
+			HINT = 'Wait for it to end. A move that failed keeps the ring until its session ends: run the same CALL again there, or end that session.';
+	END IF;
 
 	SELECT * INTO mv FROM chash.online_moves m
 	WHERE m.from_ring = chash_move_online.from_ring AND m.to_ring = chash_move_online.to_ring
@@ -1108,6 +1120,7 @@ BEGIN
 		END IF;
 		IF NOT EXISTS (SELECT FROM @extschema@.chash_moved_ranges(from_ring, to_ring)) THEN
 			RAISE NOTICE 'chash move: rings "%" and "%" place every key alike, nothing to move', from_ring, to_ring;
+			PERFORM pg_advisory_unlock(hashtext('chash_move_online'), hashtext(from_ring));
 			RETURN;
 		END IF;
 		INSERT INTO chash.online_moves (token, from_ring, to_ring, relation, key_column,
@@ -1426,6 +1439,7 @@ ALTER TABLE %5$s ENABLE REPLICA TRIGGER %2$I$f$,
 			fence, nd.remote_table, (parse_ident(nd.remote_table))[1]::text));
 	END LOOP;
 	UPDATE chash.online_moves m SET step = 'done', finished = clock_timestamp() WHERE m.move_id = mv.move_id;
+	PERFORM pg_advisory_unlock(hashtext('chash_move_online'), hashtext(from_ring));
 	RAISE NOTICE 'chash move %: done, % rows moved', mv.move_id,
 		(SELECT sum(p.rows_moved) FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id);
 	FOR nd IN SELECT n.node FROM chash.online_move_nodes n WHERE n.move_id = mv.move_id LOOP

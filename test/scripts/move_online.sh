@@ -401,6 +401,8 @@ hold 1 "BEGIN; LOCK TABLE users IN ROW EXCLUSIVE MODE"
 move users users_back >"$tmp/move3b.out" &
 move_pid=$!
 wait_for "the first source's lock" shard 1 -c "SELECT count(*) > 0 FROM pg_locks WHERE NOT granted"
+refused "a second move of the ring while one runs" 'an online move of ring "users" is already running' \
+	-c "CALL chash_move_online('users', 'users_back', 'users', 'k')"
 kill_move "waiting for the first source's lock"
 release 1
 hold 3 "BEGIN; LOCK TABLE users IN ROW EXCLUSIVE MODE"
