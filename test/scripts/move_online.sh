@@ -39,6 +39,16 @@
 set -euo pipefail
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+# pgbench retries serialization failures from 15 on: under 14's server,
+# the client of a newer installed major (make test's setup installs 15)
+pgbench=
+for b in "$bindir" $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+	if "$b/pgbench" --help 2>/dev/null | grep -q -- --max-tries; then
+		pgbench=$b/pgbench
+		break
+	fi
+done
+[ -n "$pgbench" ] || { echo "move_online: no pgbench with --max-tries (15 or later) found" >&2; exit 1; }
 : "${PGHOST:?run under test/with-cluster.sh}"
 shards=4
 rows=25000
@@ -292,7 +302,7 @@ cat >"$tmp/write.sql" <<'SQL'
 SELECT write(:upd, :del);
 SQL
 coord -c "SELECT chash_ring_copy('users_add', 'users_remove')" -c "SELECT chash_node_remove('users_remove', 'shard2')" >/dev/null
-(cd "$tmp" && exec "$bindir/pgbench" -n -f write.sql -c 4 -j 2 -T $bench_seconds --max-tries=0 -l --log-prefix="$tmp/bench" "$db" >"$tmp/bench.out" 2>&1) &
+(cd "$tmp" && exec "$pgbench" -n -f write.sql -c 4 -j 2 -T $bench_seconds --max-tries=0 -l --log-prefix="$tmp/bench" "$db" >"$tmp/bench.out" 2>&1) &
 bench_pid=$!
 sleep 3
 echo "  move 1: add shard4, with 4 pgbench clients writing"
