@@ -964,7 +964,8 @@ BEGIN
 						WHEN %2$L::pg_catalog.pg_lsn IS NULL THEN 'ready'
 						ELSE coalesce((SELECT CASE WHEN max(st.latest_end_lsn) >= %2$L::pg_catalog.pg_lsn THEN 'ready'
 												   ELSE (%2$L::pg_catalog.pg_lsn - max(st.latest_end_lsn))::text END
-									   FROM pg_catalog.pg_stat_subscription st WHERE st.subname = %1$L), 'starting') END
+									   FROM pg_catalog.pg_stat_subscription st
+									   WHERE st.subname = %1$L AND st.relid IS NULL), 'starting') END
 			$q$, subscription, lsn));
 		EXIT WHEN state = 'ready';
 		IF clock_timestamp() - told > interval '5 s' THEN
@@ -1075,6 +1076,7 @@ DECLARE
 	d_sum text;
 	deleted bigint;
 	fence_start timestamptz;
+	checked timestamptz;
 	blocked interval;
 BEGIN
 	PERFORM pg_catalog.set_config('search_path', pin, true);
@@ -1344,8 +1346,19 @@ ALTER TABLE %5$s ENABLE REPLICA TRIGGER %2$I$f$,
 			hashed := format('SELECT count(*) || '' '' || coalesce(sum(pg_catalog.hashtextextended(ROW(%s)::text, 0)), 0)'
 							 ' FROM %%s t WHERE %%s.chash_hash(%L, %s) OPERATOR(pg_catalog.<@) %L::pg_catalog.int8multirange',
 							 row_expr, key_hash, replace(new_key, 'NEW.', 't.'), pair.ranges);
+			/*
+			 * The fence froze the moving rows on the source, so the copy
+			 * can only converge to them: compare until it has (the WAL
+			 * positions a subscriber reports may run ahead of what it has
+			 * applied), for a minute at most.
+			 */
 			s_sum := chash.move_remote(conn->>pair.from_node, format(hashed, pair.s_table, ext->>pair.from_node));
-			d_sum := chash.move_remote(conn->>pair.to_node, format(hashed, pair.d_table, ext->>pair.to_node));
+			checked := clock_timestamp();
+			LOOP
+				d_sum := chash.move_remote(conn->>pair.to_node, format(hashed, pair.d_table, ext->>pair.to_node));
+				EXIT WHEN s_sum = d_sum OR clock_timestamp() - checked > interval '60 s';
+				PERFORM pg_sleep(0.05);
+			END LOOP;
 			IF s_sum IS DISTINCT FROM d_sum THEN
 				-- the old ring still holds: take the fences down again
 				FOR nd IN SELECT n.node, n.remote_table FROM chash.online_move_nodes n WHERE n.move_id = mv.move_id LOOP
