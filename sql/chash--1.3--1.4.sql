@@ -1147,6 +1147,17 @@ BEGIN
 				   AS x(node, ring, o)
 			  ORDER BY node, o) u,
 			 LATERAL chash.move_shard(u.ring, u.node, relation) s;
+		-- one publication, one connection and one fence a shard
+		SELECT string_agg(format('"%s"', n.node), ', ' ORDER BY n.node), n.server INTO got, sub
+		FROM chash.online_move_nodes n WHERE n.move_id = mv.move_id
+		GROUP BY n.server HAVING count(*) > 1 LIMIT 1;
+		IF got IS NOT NULL THEN
+			RAISE EXCEPTION USING
+				ERRCODE = 'feature_not_supported',
+				MESSAGE = format('nodes %s share server "%s"', got, sub),
+				DETAIL = 'An online move publishes, fences and subscribes per shard, so each of its nodes needs a postgres_fdw server of its own.',
+				HINT = 'Give each node a server, or use chash_migration_sql for this change.';
+		END IF;
 	ELSIF mv.step = 'planned'
 		  AND (chash.routing_fingerprint(from_ring) IS DISTINCT FROM mv.from_fingerprint
 			   OR chash.routing_fingerprint(to_ring) IS DISTINCT FROM mv.to_fingerprint) THEN
@@ -1419,16 +1430,16 @@ ALTER TABLE %5$s ENABLE REPLICA TRIGGER %2$I$f$,
 			'DROP TRIGGER IF EXISTS %1$I ON %2$s; DROP FUNCTION IF EXISTS %3$s.%1$I(); DROP PUBLICATION IF EXISTS %4$I',
 			keep, nd.remote_table, (parse_ident(nd.remote_table))[1]::text, pub));
 	END LOOP;
-	fence_start := clock_timestamp();
+	checked := clock_timestamp();
 	WHILE EXISTS (SELECT FROM pg_stat_activity a
 				  WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
 					AND a.xact_start < mv.switched) LOOP
-		IF clock_timestamp() - fence_start > interval '5 s' THEN
+		IF clock_timestamp() - checked > interval '5 s' THEN
 			RAISE NOTICE 'chash move %: waiting for transactions older than the switch: %', mv.move_id,
 				(SELECT string_agg(a.pid::text, ', ' ORDER BY a.pid) FROM pg_stat_activity a
 				 WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
 				   AND a.xact_start < mv.switched);
-			fence_start := clock_timestamp();
+			checked := clock_timestamp();
 		END IF;
 		PERFORM pg_sleep(0.05);
 	END LOOP;
@@ -1455,8 +1466,8 @@ ALTER TABLE %5$s ENABLE REPLICA TRIGGER %2$I$f$,
 	PERFORM pg_advisory_unlock(hashtext('chash_move_online'), hashtext(from_ring));
 	RAISE NOTICE 'chash move %: done, % rows moved', mv.move_id,
 		(SELECT sum(p.rows_moved) FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id);
-	FOR nd IN SELECT n.node FROM chash.online_move_nodes n WHERE n.move_id = mv.move_id LOOP
-		EXECUTE format('SELECT %s.dblink_disconnect($1)', chash.move_dblink()) USING conn->>nd.node;
+	FOR nd IN SELECT DISTINCT n.server FROM chash.online_move_nodes n WHERE n.move_id = mv.move_id LOOP
+		EXECUTE format('SELECT %s.dblink_disconnect($1)', chash.move_dblink()) USING 'chash_move_' || nd.server;
 	END LOOP;
 END
 $move$;

@@ -250,6 +250,8 @@ CREATE SERVER self FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$PGHOST', po
 CREATE USER MAPPING FOR CURRENT_USER SERVER self OPTIONS (user '$me');
 CREATE SERVER shard1_mover FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$tmp/s1', port '5432', dbname 'postgres');
 CREATE USER MAPPING FOR CURRENT_USER SERVER shard1_mover OPTIONS (user 'mover');
+CREATE SERVER shard1_nopk FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$tmp/s1', port '5432', dbname 'postgres');
+CREATE USER MAPPING FOR CURRENT_USER SERVER shard1_nopk OPTIONS (user '$shard_user');
 CREATE SERVER shard4_bare FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$tmp/s4', port '5432', dbname 'bare');
 CREATE USER MAPPING FOR CURRENT_USER SERVER shard4_bare OPTIONS (user '$shard_user');
 CREATE SCHEMA selfs;
@@ -257,7 +259,7 @@ CREATE FOREIGN TABLE selfs.users (k bigint, v integer, note text) SERVER self OP
 CREATE SCHEMA lim;
 CREATE FOREIGN TABLE lim.users (k bigint, v integer, note text) SERVER shard1_mover OPTIONS (schema_name 'public', table_name 'users');
 CREATE SCHEMA nopk;
-CREATE FOREIGN TABLE nopk.users (k bigint, v integer, note text) SERVER shard1 OPTIONS (schema_name 'public', table_name 'users_nopk');
+CREATE FOREIGN TABLE nopk.users (k bigint, v integer, note text) SERVER shard1_nopk OPTIONS (schema_name 'public', table_name 'users_nopk');
 CREATE SCHEMA bare;
 CREATE FOREIGN TABLE bare.users (k bigint, v integer, note text) SERVER shard4_bare OPTIONS (schema_name 'public', table_name 'users');
 SELECT chash_ring_copy('users', 'with_self');

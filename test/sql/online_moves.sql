@@ -44,6 +44,17 @@ CREATE SCHEMA om_foreign;
 CREATE FOREIGN TABLE om_foreign.om_users (k bigint, v integer) SERVER om_server;
 SELECT chash_node_set('om_a', 'n1', target => 'om_foreign');
 CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+-- nodes on one server: a move publishes, fences and subscribes per shard
+CREATE EXTENSION postgres_fdw;
+CREATE SERVER om_shared FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname 'nowhere');
+CREATE SCHEMA om_s1;
+CREATE SCHEMA om_s2;
+CREATE FOREIGN TABLE om_s1.om_users (k bigint, v integer) SERVER om_shared;
+CREATE FOREIGN TABLE om_s2.om_users (k bigint, v integer) SERVER om_shared;
+SELECT chash_node_set('om_a', 'n1', target => 'om_s1');
+SELECT chash_node_set('om_a', 'n2', target => 'om_s2');
+SELECT chash_node_set('om_b', 'n3', target => 'om_s1');
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
 \set VERBOSITY terse
 SELECT count(*) AS moves FROM chash.online_moves;
 SELECT count(*) AS pairs FROM chash.online_move_pairs;
@@ -66,6 +77,8 @@ RESET ROLE;
 REVOKE EXECUTE ON PROCEDURE chash_move_online(text, text, regclass, name) FROM regress_chash_mover;
 DROP ROLE regress_chash_mover;
 
+DROP EXTENSION postgres_fdw CASCADE;
+DROP SCHEMA om_s1, om_s2;
 DROP FOREIGN TABLE om_foreign.om_users;
 DROP SCHEMA om_foreign;
 DROP SERVER om_server;
