@@ -72,6 +72,18 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('server', NULL, '''hostile_server'''), ('remote_table', NULL, '''public.t'''),
 	('is_source', NULL, 'true'), ('is_destination', NULL, 'true'), ('subscription', NULL, '''s'''),
 	('lsn', NULL, '''0/0''::pg_lsn'), ('what', NULL, '''w'''),
+	('max_write_block', NULL, '''2 s''::interval'), ('wait_timeout', NULL, '''15 min''::interval'),
+	('trust_table_owners', NULL, 'false'), ('statement_timeout', NULL, '''1 s''::interval'),
+	('deadline', NULL, 'clock_timestamp() + interval ''1 s'''), ('version', NULL, '150000'),
+	('remote_schema', NULL, '''public'''), ('remote_name', NULL, '''t'''), ('columns', NULL, 'ARRAY[''k'']'),
+	('token', NULL, '''0123456789'''), ('pairs_out', NULL, '1'), ('pairs_in', NULL, '1'),
+	('fresh', NULL, 'true'), ('strict', NULL, 'true'), ('mv', NULL, 'NULL::chash.online_moves'),
+	('shards', NULL, '''{}''::jsonb'), ('shard', NULL, '''{}''::jsonb'), ('pending', NULL, '''{}''::jsonb'),
+	('keys', 'jsonb', '''[]''::jsonb'), ('a', NULL, '''{}''::jsonb'), ('b', NULL, '''{}''::jsonb'),
+	('value', NULL, '''1'''), ('suffix', NULL, '''_x'''), ('alias', NULL, '''t'''),
+	('key_expr', NULL, '''t.k'''), ('ranges', NULL, '''{[1,2)}''::int8multirange'), ('move_id', NULL, '1'),
+	('as_source', NULL, 'true'), ('by_key', NULL, 'true'), ('buckets', NULL, 'ARRAY[1]'),
+	('round', NULL, '1'), ('pair', NULL, '1'), ('ext', NULL, '''public'''), ('past_fence', NULL, 'false'), ('with_fence', NULL, 'false'),
 	('input', NULL, '''e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-16383''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented

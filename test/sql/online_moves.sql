@@ -24,6 +24,17 @@ CALL chash_move_online(NULL, 'om_b', 'om_users', 'k');
 CALL chash_move_online('om_a', NULL, 'om_users', 'k');
 CALL chash_move_online('om_a', 'om_b', NULL, 'k');
 CALL chash_move_online('om_a', 'om_b', 'om_users', NULL);
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k', max_write_block => NULL);
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k', wait_timeout => NULL);
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k', trust_table_owners => NULL);
+-- the fences stand at most max_write_block; every wait at most wait_timeout
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k', max_write_block => '100 ms');
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k', max_write_block => '2 min');
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k', wait_timeout => '0.5 s');
+-- an abort needs an unfinished move
+CALL chash_move_abort(NULL);
+CALL chash_move_abort('om_a', NULL);
+CALL chash_move_abort('om_a');
 CALL chash_move_online('om_a', 'om_b', 'om_users', 'nope');
 CALL chash_move_online('om_a', 'om_nope', 'om_users', 'k');
 CALL chash_move_online('om_a', 'om_a', 'om_users', 'k');
@@ -66,15 +77,19 @@ CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
 SELECT * FROM chash.online_moves;
 SELECT * FROM chash.online_move_nodes;
 SELECT chash.move_remote('x', 'SELECT 1');
-SELECT chash.move_remote_exec('x', 'SELECT 1');
-SELECT chash.move_connect('x');
+SELECT chash.move_connect('x', 'x', '1 s');
+SELECT chash.move_ddl('x', 'SELECT 1', 'n', now());
+CALL chash_move_abort('om_a');
 RESET ROLE;
 -- one that may call it must also see every session (the cleanup waits for them)
-GRANT EXECUTE ON PROCEDURE chash_move_online(text, text, regclass, name) TO regress_chash_mover;
+GRANT EXECUTE ON PROCEDURE chash_move_online(text, text, regclass, name, interval, interval, boolean),
+	chash_move_abort(text, interval) TO regress_chash_mover;
 SET ROLE regress_chash_mover;
 CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+CALL chash_move_abort('om_a');
 RESET ROLE;
-REVOKE EXECUTE ON PROCEDURE chash_move_online(text, text, regclass, name) FROM regress_chash_mover;
+REVOKE EXECUTE ON PROCEDURE chash_move_online(text, text, regclass, name, interval, interval, boolean),
+	chash_move_abort(text, interval) FROM regress_chash_mover;
 DROP ROLE regress_chash_mover;
 
 DROP EXTENSION postgres_fdw CASCADE;

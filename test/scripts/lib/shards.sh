@@ -1,0 +1,237 @@
+# Shard clusters for the suites of online moves (move_online*.sh), sourced.
+#
+# Before sourcing, set: suite (the suite's name, for messages) and shards
+# (how many clusters).  The server in PGHOST/PGPORT is the coordinator
+# (test/with-cluster.sh provides one; chash installed there but created
+# nowhere).  Gives:
+#
+#   start_shards           the clusters, each on a Unix socket of its own in
+#                          $tmp/sN, wal_level = logical, chash created in
+#                          its postgres database with a table users; extra
+#                          server settings in shard_settings
+#   make_coordinator       the database $db on the coordinator: chash,
+#                          postgres_fdw, dblink, and per shard a server
+#                          shardN, a user mapping and a schema shardN with
+#                          the foreign table shardN.users
+#   coord, shard N, shard_db N DB
+#                          psql there (-At, ON_ERROR_STOP)
+#   ok WHAT, fail WHAT, check WHAT GOT WANT, refused WHAT PATTERN PSQL-ARGS,
+#   run_checks N < SQL     checks, counted; the suite ends with finish
+#   observe TABLE          every row of every shard, read from the shards
+#   check_leftovers        nothing of any move left on any shard
+#   pgbench                a pgbench that retries serialization failures
+#
+# The clusters are stopped and removed, and $db dropped, whatever happens.
+
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+: "${PGHOST:?run under test/with-cluster.sh}"
+: "${suite:?set suite before sourcing lib/shards.sh}"
+: "${shards:?set shards before sourcing lib/shards.sh}"
+shard_settings=${shard_settings:-}
+db=chash_${suite}_$$
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/chash-$suite.XXXXXX")
+chmod 755 "$tmp"
+if [ "$(id -u)" -eq 0 ]; then
+	chown postgres: "$tmp"
+	as_owner() { (cd "$tmp" && runuser -u postgres -- "$@"); }
+	shard_user=postgres
+else
+	as_owner() { (cd "$tmp" && "$@"); }
+	shard_user=$(id -un)
+fi
+failures=0
+checks=0
+background=()
+
+# pgbench retries serialization failures from 15 on: under 14's server,
+# the client of a newer installed major (make test's setup installs 15)
+pgbench=
+for b in "$bindir" $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+	if "$b/pgbench" --help 2>/dev/null | grep -q -- --max-tries; then
+		pgbench=$b/pgbench
+		break
+	fi
+done
+
+shards_cleanup() {
+	local rc=$? i p
+	set +e
+	for p in "${background[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for i in $(seq 1 "$shards"); do
+		if [ -f "$tmp/s$i/data/postmaster.pid" ]; then
+			as_owner "$bindir/pg_ctl" -D "$tmp/s$i/data" -m immediate -w stop >/dev/null 2>&1
+		fi
+	done
+	if [ $rc -ne 0 ]; then
+		[ $failures -eq 0 ] && echo "$suite: FAILED (a step failed, exit status $rc)" >&2
+		for i in $(seq 1 "$shards"); do
+			[ -f "$tmp/s$i/server.log" ] || continue
+			grep -E 'ERROR|FATAL|PANIC' "$tmp/s$i/server.log" | grep -v 'could not serialize' |
+				tail -n 5 | sed "s/^/  shard$i: /" >&2
+		done
+	fi
+	"$bindir/psql" -X -q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '$db' AND pid <> pg_backend_pid()" >/dev/null 2>&1
+	"$bindir/dropdb" --if-exists "$db" >/dev/null 2>&1 ||
+		echo "$suite: could not drop database $db" >&2
+	rm -rf "$tmp"
+	exit $rc
+}
+trap shards_cleanup EXIT
+trap 'exit 130' INT TERM
+
+coord() { "$bindir/psql" -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+shard_db() {
+	local i=$1 d=$2
+	shift 2
+	"$bindir/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$tmp/s$i" -p 5432 -U "$shard_user" -d "$d" "$@"
+}
+shard() {
+	local i=$1
+	shift
+	shard_db "$i" postgres "$@"
+}
+
+start_shard() {
+	local dir=$tmp/s$1
+	as_owner mkdir "$dir"
+	as_owner "$bindir/initdb" -D "$dir/data" -U "$shard_user" -A trust -E UTF8 \
+		--locale=C --no-sync >"$dir/initdb.log" 2>&1 || {
+		cat "$dir/initdb.log" >&2
+		return 1
+	}
+	# enough logical replication workers for every copy to start at once
+	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+		-o "-c listen_addresses='' -k $dir -c port=5432 -c fsync=off -c synchronous_commit=off -c shared_buffers=16MB -c max_connections=60 -c autovacuum=off -c wal_level=logical -c max_replication_slots=16 -c max_wal_senders=16 -c max_logical_replication_workers=12 -c max_worker_processes=20 $shard_settings" \
+		start >/dev/null
+	shard "$1" -c "CREATE EXTENSION chash" \
+		-c "CREATE TABLE users (k bigint PRIMARY KEY, v integer NOT NULL, note text)"
+}
+start_shards() {
+	local i pids=() p
+	for i in $(seq 1 "$shards"); do
+		start_shard "$i" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+}
+restart_shard() {
+	as_owner "$bindir/pg_ctl" -D "$tmp/s$1/data" -l "$tmp/s$1/server.log" -m immediate -w restart >/dev/null
+}
+
+make_coordinator() {
+	local i
+	"$bindir/createdb" "$db"
+	{
+		echo "CREATE EXTENSION chash; CREATE EXTENSION postgres_fdw; CREATE EXTENSION dblink;"
+		for i in $(seq 1 "$shards"); do
+			cat <<SQL
+CREATE SERVER shard$i FOREIGN DATA WRAPPER postgres_fdw
+	OPTIONS (host '$tmp/s$i', port '5432', dbname 'postgres', fetch_size '10000');
+CREATE USER MAPPING FOR CURRENT_USER SERVER shard$i OPTIONS (user '$shard_user');
+CREATE SCHEMA shard$i;
+IMPORT FOREIGN SCHEMA public LIMIT TO (users) FROM SERVER shard$i INTO shard$i;
+SQL
+		done
+	} | coord >/dev/null
+}
+
+ok() {
+	checks=$((checks + 1))
+	echo "  ok    $*"
+}
+fail() {
+	checks=$((checks + 1))
+	failures=$((failures + 1))
+	echo "  FAIL  $*" >&2
+}
+# check WHAT GOT WANT: GOT must be WANT (and not empty)
+check() {
+	if [ -n "$2" ] && [ "$2" = "$3" ]; then
+		ok "$1: $2"
+	else
+		fail "$1: got '$2', want '$3'"
+	fi
+}
+
+# refused WHAT PATTERN PSQL-ARGS...: the command fails with PATTERN
+refused() {
+	local what=$1 pattern=$2 out
+	shift 2
+	if out=$(coord "$@" 2>&1); then
+		fail "$what: not refused"
+	elif grep -q -- "$pattern" <<<"$out"; then
+		ok "refused, $what: $(grep -m1 ERROR <<<"$out" | sed 's/^.*ERROR: *//')"
+	else
+		fail "$what: refused with another error: $out"
+	fi
+}
+
+# a file of checks, each statement one row (passed, what, detail); a check
+# that is not true fails, and so does a file that gives other than N rows
+run_checks() {
+	local want=$1 out ok what detail got=0
+	shift
+	out=$(coord "$@")
+	while IFS='|' read -r ok what detail; do
+		[ -n "$ok$what$detail" ] || continue
+		got=$((got + 1))
+		if [ "$ok" = t ]; then
+			ok "$what: $detail"
+		else
+			fail "$what: $detail"
+		fi
+	done <<<"$out"
+	[ $got -eq "$want" ] || fail "$want checks expected, $got ran"
+}
+
+# every row of every shard with its xmin, read from the shards themselves
+observe() {
+	local table=$1 i
+	coord -c "DROP TABLE IF EXISTS $table" -c "CREATE TABLE $table (shard text, k bigint, v integer, note text, x text)" 2>/dev/null
+	for i in $(seq 1 "$shards"); do
+		shard "$i" -c "COPY (SELECT 'shard$i', k, v, note, xmin::text FROM users) TO STDOUT" |
+			coord -c "COPY $table FROM STDIN"
+	done
+	coord -c "CREATE INDEX ON $table (k)" -c "ANALYZE $table"
+}
+
+# nothing of a move left on any shard: publications, subscriptions, slots,
+# and relations, functions and triggers of chash_move names
+check_leftovers() {
+	local i left
+	for i in $(seq 1 "$shards"); do
+		left=$(shard "$i" -c "SELECT (SELECT count(*) FROM pg_publication) + (SELECT count(*) FROM pg_subscription)
+			+ (SELECT count(*) FROM pg_replication_slots)
+			+ (SELECT count(*) FROM pg_class WHERE relname ~ '^chash_move_[0-9a-f]{10}')
+			+ (SELECT count(*) FROM pg_proc WHERE proname ~ '^chash_move_[0-9a-f]{10}')
+			+ (SELECT count(*) FROM pg_trigger WHERE tgname ~ '^chash_move_[0-9a-f]{10}')")
+		if [ "$left" = 0 ]; then
+			ok "shard$i: nothing of a move is left (publications, subscriptions, slots, triggers, functions, tables)"
+		else
+			fail "shard$i: $left objects of a move are left: $(shard "$i" -c "SELECT string_agg(n, ', ') FROM (
+				SELECT 'publication ' || pubname AS n FROM pg_publication UNION ALL SELECT 'subscription ' || subname FROM pg_subscription
+				UNION ALL SELECT 'slot ' || slot_name FROM pg_replication_slots
+				UNION ALL SELECT 'relation ' || oid::regclass FROM pg_class WHERE relname ~ '^chash_move_[0-9a-f]{10}'
+				UNION ALL SELECT 'function ' || oid::regproc FROM pg_proc WHERE proname ~ '^chash_move_[0-9a-f]{10}'
+				UNION ALL SELECT 'trigger ' || tgname FROM pg_trigger WHERE tgname ~ '^chash_move_[0-9a-f]{10}') x")"
+		fi
+	done
+}
+
+# wait_for WHAT COMMAND...: until COMMAND prints t (a minute at most)
+wait_for() {
+	local what=$1 i
+	shift
+	for i in $(seq 1 600); do
+		[ "$("$@" 2>/dev/null)" = t ] && return 0
+		sleep 0.1
+	done
+	fail "never reached: $what"
+	exit 1
+}
+
+finish() {
+	echo "  $checks checks, $failures failed"
+	[ $failures -eq 0 ]
+}
