@@ -212,22 +212,6 @@ check_leftovers
 # --- 4: a move killed (kill -9 of its coordinator backend) and run again.
 # A session that holds a lock on a shard, or a transaction open on the
 # coordinator, keeps the move at a chosen point.
-hold() { # hold SHARD|coordinator SQL: a session that holds SQL's locks
-	local where=$1 sql=$2
-	if [ "$where" = coordinator ]; then
-		PGAPPNAME=chash_hold coord -c "$sql; SELECT pg_sleep(3600)" >/dev/null 2>&1 &
-	else
-		PGAPPNAME=chash_hold shard "$where" -c "$sql; SELECT pg_sleep(3600)" >/dev/null 2>&1 &
-	fi
-	background+=($!)
-}
-release() { # release SHARD|coordinator
-	if [ "$1" = coordinator ]; then
-		coord -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'chash_hold'" >/dev/null
-	else
-		shard "$1" -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'chash_hold'" >/dev/null
-	fi
-}
 kill_move() { # kill_move WHAT: kill -9 of the backend running the CALL
 	local pid tries
 	pid=$(coord -c "SELECT pid FROM pg_stat_activity WHERE query LIKE 'CALL chash_move_online%' AND pid <> pg_backend_pid()")
@@ -257,10 +241,10 @@ coord -c "SELECT chash_node_remove('users_back', 'extra')" >/dev/null
 # keeps the cutover waiting for it, with the fences up
 moving=$(coord -c "SELECT g FROM generate_series(1, 20000) g WHERE chash_lookup('users', g::text) = 'shard1' AND chash_lookup('users_back', g::text) = 'shard2' LIMIT 1")
 read -r staying staying2 <<<"$(coord -c "SELECT string_agg(g::text, ' ') FROM (SELECT g FROM generate_series(1, 20000) g WHERE chash_lookup('users', g::text) = 'shard1' AND chash_lookup('users_back', g::text) = 'shard1' LIMIT 2) x")"
-hold 1 "BEGIN; UPDATE users SET note = note WHERE k = $staying"
+hold chash_hold 1 "BEGIN; UPDATE users SET note = note WHERE k = $staying"
 coord -c "CALL chash_move_online('users', 'users_back', 'users', 'k', max_write_block => '20 s')" >"$tmp/move3b.out" 2>&1 &
 move_pid=$!
-wait_for "its fences" coord -c "SELECT count(*) = 1 FROM chash.online_moves WHERE to_ring = 'users_back' AND fenced_since IS NOT NULL"
+wait_for "its fence on shard1" fence_up 1
 write_moving() { coord -c "UPDATE shard1.users SET v = v WHERE k = $moving" 2>&1; }
 out=$(write_moving) && fail "a write to a moving key at cutover was not refused" ||
 	{ grep -q 'this key is moving to another node' <<<"$out" && ok "a write to a moving key at cutover is refused: $(grep -m1 ERROR <<<"$out" | sed 's/^.*ERROR: *//')" ||
@@ -269,7 +253,7 @@ out=$(coord -c "UPDATE shard1.users SET v = v WHERE k = $staying2" 2>&1) &&
 	ok "writes to other keys go on while the fences are up" || fail "a write to a key that stays failed: $out"
 fenced_since=$(coord -c "SELECT extract(epoch FROM fenced_since) FROM chash.online_moves WHERE to_ring = 'users_back'")
 kill_move "at cutover, with its fences up"
-release 1
+release chash_hold 1
 # the fences lift by themselves at their deadline
 lifted=
 for i in $(seq 1 300); do
@@ -285,8 +269,7 @@ else
 	fail "the fences of the killed move never lifted"
 fi
 
-hold coordinator "BEGIN; SELECT txid_current()"
-sleep 0.5
+hold chash_hold coordinator "BEGIN; SELECT txid_current()"
 move users users_back >"$tmp/move3c.out" &
 move_pid=$!
 wait_for "the switch" coord -c "SELECT count(*) > 0 FROM chash.online_moves WHERE step = 'switched'"

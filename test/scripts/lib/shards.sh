@@ -19,7 +19,19 @@
 #   run_checks N < SQL     checks, counted; the suite ends with finish
 #   observe TABLE          every row of every shard, read from the shards
 #   check_leftovers        nothing of any move left on any shard
+#   fence_up N             t once a move has raised its fence on shard N
 #   pgbench                a pgbench that retries serialization failures
+#   start_writers NAME SCRIPT CLIENTS, stop_writers NAME
+#                          pgbench clients running SCRIPT (a file in $tmp)
+#                          against $db, in runs of 5 s until stopped (a
+#                          pgbench that is killed loses its log); stop
+#                          fails the suite if a client failed
+#   hold NAME WHERE SQL, release NAME WHERE
+#                          a session (application_name NAME) on shard WHERE
+#                          or on the coordinator that holds SQL's locks
+#                          until released
+#   longest_txn NAME       the longest of their transactions, retries
+#                          included, in ms
 #
 # The clusters are stopped and removed, and $db dropped, whatever happens.
 
@@ -217,6 +229,70 @@ check_leftovers() {
 				UNION ALL SELECT 'trigger ' || tgname FROM pg_trigger WHERE tgname ~ '^chash_move_[0-9a-f]{10}') x")"
 		fi
 	done
+}
+
+hold() {
+	local name=$1 where=$2 sql=$3
+	if [ "$where" = coordinator ]; then
+		PGAPPNAME=$name coord -c "$sql; SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+	else
+		PGAPPNAME=$name shard "$where" -c "$sql; SELECT pg_sleep(3600)" >/dev/null 2>&1 &
+	fi
+	background+=($!)
+	# held once the session sleeps
+	local i q="SELECT count(*) > 0 FROM pg_stat_activity WHERE application_name = '$name' AND wait_event = 'PgSleep'"
+	for i in $(seq 1 100); do
+		if [ "$where" = coordinator ]; then
+			[ "$(coord -c "$q")" = t ] && return 0
+		else
+			[ "$(shard "$where" -c "$q")" = t ] && return 0
+		fi
+		sleep 0.1
+	done
+	fail "session $name never held its locks"
+	exit 1
+}
+release() {
+	local q="SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '$1'"
+	if [ "$2" = coordinator ]; then
+		coord -c "$q" >/dev/null
+	else
+		shard "$2" -c "$q" >/dev/null
+	fi
+}
+
+start_writers() {
+	local name=$1 script=$2 clients=$3
+	rm -f "$tmp/$name.stop"
+	(
+		n=0
+		until [ -e "$tmp/$name.stop" ]; do
+			n=$((n + 1))
+			(cd "$tmp" && "$pgbench" -n -f "$script" -c "$clients" -j "$clients" -T 5 --max-tries=0 -l \
+				--log-prefix="$tmp/$name.log.$n" "$db" >>"$tmp/$name.out" 2>&1) || exit 1
+		done
+	) &
+	eval "writers_$name=$!"
+	background+=($!)
+}
+stop_writers() {
+	local name=$1 pid rc=0
+	eval "pid=\$writers_$name"
+	touch "$tmp/$name.stop"
+	wait "$pid" || rc=$?
+	if [ $rc -ne 0 ] || grep -q "^number of failed transactions: [1-9]" "$tmp/$name.out"; then
+		fail "writers $name (exit status $rc): $(grep -E 'aborted|error|failed' "$tmp/$name.out" | tail -n 5)"
+		return 1
+	fi
+	ok "writers $name: $(awk '/^number of transactions actually processed/ { n += $6 } /^number of transactions retried/ { r += $5 } END { print n " transactions, " r + 0 " retried, none failed" }' "$tmp/$name.out")"
+}
+longest_txn() {
+	cat "$tmp/$1".log.* 2>/dev/null | awk 'NF >= 6 && $3 ~ /^[0-9]+$/ { if ($3 > m) m = $3 } END { printf "%.1f", m / 1000 }'
+}
+
+fence_up() {
+	shard "$1" -c "SELECT coalesce(bool_or(last_value >= 1000000000000000 OR last_value = 2), false) FROM pg_sequences
+		WHERE sequencename ~ '^chash_move_[0-9a-f]{10}_state$'"
 }
 
 # wait_for WHAT COMMAND...: until COMMAND prints t (a minute at most)
