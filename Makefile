@@ -73,6 +73,7 @@ figures: setup
 bench: setup
 	test/install.sh
 	test/with-cluster.sh test/bench/bench.sh
+	test/with-cluster.sh test/bench/move_online.sh
 
 # libFuzzer harnesses of the pure ring code under AddressSanitizer and UBSan
 # (not part of make test): CHASH_FUZZ_SECONDS a harness (default 60, about
