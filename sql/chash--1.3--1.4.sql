@@ -1505,6 +1505,20 @@ $b$, moving_new, moving_old);
 				 WHERE p.move_id = mv.move_id AND p.to_node = nd.node),
 				chash.move_obj(s, tok, '_keep'), body));
 		END IF;
+		-- on every shard: TRUNCATE, which neither the streams nor the
+		-- fence see, is refused while the move runs
+		PERFORM chash.move_remote(s->>'conn', format(
+			'CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql'
+			' SET search_path = pg_catalog, pg_temp AS %L; SELECT 1',
+			chash.move_obj(s, tok, '_truncate'), $b$
+BEGIN
+	RAISE EXCEPTION USING
+		ERRCODE = 'object_in_use',
+		MESSAGE = 'chash: an online move of this table is running',
+		DETAIL = 'TRUNCATE would empty the table behind the move''s back.',
+		HINT = 'Wait for the move to end, or remove it with chash_move_abort on the coordinator.';
+END
+$b$));
 		-- nobody else's: made here, or left by this move's earlier calls
 		bad := chash.move_remote(s->>'conn', format($q$
 			SELECT coalesce(pg_catalog.string_agg(o.name, ', '), '')
@@ -1535,8 +1549,11 @@ $b$, moving_new, moving_old);
 				' AND t.tgname = %L AND t.tgenabled = ''A'')', s->>'table', chash.move_object(tok, '_fence'))) = 'f' THEN
 			PERFORM chash.move_ddl(s->>'conn', format(
 				'CREATE OR REPLACE TRIGGER %1$I BEFORE INSERT OR UPDATE OR DELETE ON %2$s'
-				' FOR EACH ROW EXECUTE FUNCTION %3$s(); ALTER TABLE %2$s ENABLE ALWAYS TRIGGER %1$I',
-				chash.move_object(tok, '_fence'), s->>'table', chash.move_obj(s, tok, '_fence')), nd.node, deadline);
+				' FOR EACH ROW EXECUTE FUNCTION %3$s(); ALTER TABLE %2$s ENABLE ALWAYS TRIGGER %1$I; '
+				'CREATE OR REPLACE TRIGGER %4$I BEFORE TRUNCATE ON %2$s FOR EACH STATEMENT EXECUTE FUNCTION %5$s(); '
+				'ALTER TABLE %2$s ENABLE ALWAYS TRIGGER %4$I',
+				chash.move_object(tok, '_fence'), s->>'table', chash.move_obj(s, tok, '_fence'),
+				chash.move_object(tok, '_truncate'), chash.move_obj(s, tok, '_truncate')), nd.node, deadline);
 		END IF;
 		IF (s->>'source')::boolean AND chash.move_remote(s->>'conn', format(
 				'SELECT EXISTS (SELECT FROM pg_catalog.pg_publication WHERE pubname = %L)', chash.move_object(tok, ''))) = 'f' THEN
@@ -1551,8 +1568,11 @@ $b$, moving_new, moving_old);
 				' AND t.tgname = %L AND t.tgenabled = ''R'')', s->>'table', chash.move_object(tok, '_keep'))) = 'f' THEN
 			PERFORM chash.move_ddl(s->>'conn', format(
 				'CREATE OR REPLACE TRIGGER %1$I BEFORE INSERT OR UPDATE OR DELETE ON %2$s'
-				' FOR EACH ROW EXECUTE FUNCTION %3$s(); ALTER TABLE %2$s ENABLE REPLICA TRIGGER %1$I',
-				chash.move_object(tok, '_keep'), s->>'table', chash.move_obj(s, tok, '_keep')), nd.node, deadline);
+				' FOR EACH ROW EXECUTE FUNCTION %3$s(); ALTER TABLE %2$s ENABLE REPLICA TRIGGER %1$I; '
+				'CREATE OR REPLACE TRIGGER %4$I BEFORE TRUNCATE ON %2$s FOR EACH STATEMENT EXECUTE FUNCTION %5$s(); '
+				'ALTER TABLE %2$s ENABLE ALWAYS TRIGGER %4$I',
+				chash.move_object(tok, '_keep'), s->>'table', chash.move_obj(s, tok, '_keep'),
+				chash.move_object(tok, '_truncate'), chash.move_obj(s, tok, '_truncate')), nd.node, deadline);
 		END IF;
 	END LOOP;
 END
@@ -1650,7 +1670,7 @@ $$;
 
 -- Waits until every subscription of the move has copied its tables
 CREATE FUNCTION chash.move_wait_copies(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS void
-	LANGUAGE plpgsql VOLATILE
+	LANGUAGE plpgsql VOLATILE STRICT
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
@@ -2205,14 +2225,14 @@ CREATE FUNCTION chash.move_drop_objects(mv chash.online_moves, node text, shard 
 DECLARE
 	tok text := mv.token;
 	marks text;
+	suffix text;
 BEGIN
-	FOR suffix IN 1..2 LOOP
-		CONTINUE WHEN suffix = 2 AND NOT with_fence;
+	FOREACH suffix IN ARRAY CASE WHEN with_fence THEN ARRAY['_keep', '_fence', '_truncate'] ELSE ARRAY['_keep'] END LOOP
 		IF chash.move_remote(shard->>'conn', format(
 				'SELECT EXISTS (SELECT FROM pg_catalog.pg_trigger t WHERE t.tgrelid = %L::pg_catalog.regclass AND t.tgname = %L)',
-				shard->>'table', chash.move_object(tok, CASE suffix WHEN 1 THEN '_keep' ELSE '_fence' END))) = 't' THEN
+				shard->>'table', chash.move_object(tok, suffix))) = 't' THEN
 			PERFORM chash.move_ddl(shard->>'conn', format('DROP TRIGGER %I ON %s',
-				chash.move_object(tok, CASE suffix WHEN 1 THEN '_keep' ELSE '_fence' END), shard->>'table'), node, deadline);
+				chash.move_object(tok, suffix), shard->>'table'), node, deadline);
 		END IF;
 	END LOOP;
 	SELECT string_agg(format('DROP TABLE IF EXISTS %s;', chash.move_obj(shard, tok, '_mark_' || n.ordinal)), ' ') INTO marks
@@ -2223,9 +2243,9 @@ BEGIN
 	PERFORM chash.move_remote(shard->>'conn', format(
 		'DROP PUBLICATION IF EXISTS %I, %I; DROP FUNCTION IF EXISTS %s(); %s %s SELECT 1',
 		chash.move_object(tok, ''), chash.move_object(tok, '_mark'), chash.move_obj(shard, tok, '_keep'), marks,
-		CASE WHEN with_fence THEN format('DROP FUNCTION IF EXISTS %s(); DROP TABLE IF EXISTS %s; DROP SEQUENCE IF EXISTS %s;',
-										 chash.move_obj(shard, tok, '_fence'), chash.move_obj(shard, tok, '_changes'),
-										 chash.move_obj(shard, tok, '_state')) ELSE '' END));
+		CASE WHEN with_fence THEN format('DROP FUNCTION IF EXISTS %s(), %s(); DROP TABLE IF EXISTS %s; DROP SEQUENCE IF EXISTS %s;',
+										 chash.move_obj(shard, tok, '_fence'), chash.move_obj(shard, tok, '_truncate'),
+										 chash.move_obj(shard, tok, '_changes'), chash.move_obj(shard, tok, '_state')) ELSE '' END));
 END
 $$;
 
@@ -2705,9 +2725,10 @@ BEGIN
 	END LOOP;
 	COMMIT;
 	PERFORM pg_catalog.set_config('search_path', pin, true);
-	FOR nd IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x
-			  WHERE (x.value->>'source')::boolean ORDER BY x.key LOOP
-		deleted := deleted + chash.move_delete_rows(mv, nd.shard, chash.move_node_ranges(mv.move_id, nd.node, true), true);
+	FOR nd IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x ORDER BY x.key LOOP
+		IF (nd.shard->>'source')::boolean THEN
+			deleted := deleted + chash.move_delete_rows(mv, nd.shard, chash.move_node_ranges(mv.move_id, nd.node, true), true);
+		END IF;
 		PERFORM chash.move_drop_objects(mv, nd.node, nd.shard, true, deadline);
 	END LOOP;
 	UPDATE chash.online_moves m

@@ -36,7 +36,8 @@
 #      shard1, to keys that move and keys that stay, go through, each
 #      within a statement_timeout of 5 s, far beyond one of the move's
 #      50-ms lock tries.  During the move a moving key on shard1 is renamed
-#      to one that stays, and a staying key to one that moves.
+#      to one that stays, and a staying key to one that moves; TRUNCATE is
+#      refused on a source and on the destination.
 #   3. (a) users without shard4, without writers (a shard's restart breaks
 #      the clients' own connections): a restart of shard4, the source,
 #      during the copy makes the CALL fail; that session stays open, idle,
@@ -254,6 +255,13 @@ coord -c "SELECT pg_terminate_backend($(call_pid))" >/dev/null
 wait_for "the CALL to end" call_ended
 wait_for "the initial copies to shard4" shard 4 -c "SELECT count(*) = 3 AND bool_and(r.srsubstate = 'r')
 	FROM pg_subscription_rel r JOIN pg_class c ON c.oid = r.srrelid WHERE c.relname = 'users'"
+# TRUNCATE, which neither the streams nor the fences see, is refused on
+# every shard of the move (and rolled back if it is not)
+for i in 1 4; do
+	out=$(shard "$i" -c "BEGIN" -c "TRUNCATE users" -c "ROLLBACK" 2>&1) && fail "2: TRUNCATE on shard$i during the move was not refused" ||
+		{ grep -q 'an online move of this table is running' <<<"$out" && ok "2: TRUNCATE on shard$i during the move is refused" ||
+			fail "2: TRUNCATE on shard$i failed otherwise: $out"; }
+done
 hold w1 1 "BEGIN; UPDATE users SET note = note WHERE k = $staying"
 sleep 1.5
 coord -c "CALL chash_move_online('users', 'users_4', 'users', 'k')" >"$tmp/2.out" 2>&1 &
