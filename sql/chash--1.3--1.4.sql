@@ -1398,7 +1398,7 @@ $$;
  * always, so that no writer but the cleanup passes it) and the
  * publication; on a destination the markers of its sources and the
  * trigger enabled for replication only that keeps the rows whose keys
- * move to it.
+ * move to it; on both a trigger that refuses TRUNCATE.
  */
 CREATE FUNCTION chash.move_make_objects(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS void
 	LANGUAGE plpgsql VOLATILE

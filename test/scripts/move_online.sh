@@ -52,34 +52,10 @@ bench_pid=
 start_shards
 make_coordinator
 {
+	acked_writes_sql
 	cat <<'SQL'
-CREATE TABLE users (k bigint PRIMARY KEY, v integer NOT NULL, note text);
-CREATE SEQUENCE new_keys START 1000001;
-CREATE TABLE ack_insert (k bigint PRIMARY KEY);
-CREATE TABLE ack_update (k bigint PRIMARY KEY, n integer NOT NULL);
-CREATE TABLE ack_delete (k bigint PRIMARY KEY);
 SELECT chash_ring_create('users');
 SELECT chash_node_add('users', 'shard' || i, target => 'shard' || i) FROM generate_series(1, 3) i;
--- one client transaction: each write routed by the ring as it is now
-CREATE FUNCTION write(upd bigint, del bigint) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-	n bigint;
-	nk bigint := nextval('new_keys');
-BEGIN
-	EXECUTE format('UPDATE %I.users SET v = v + 1 WHERE k = $1', chash_lookup('users', upd::text)) USING upd;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	IF n = 1 THEN
-		INSERT INTO ack_update VALUES (upd, 1) ON CONFLICT (k) DO UPDATE SET n = ack_update.n + 1;
-	END IF;
-	EXECUTE format('DELETE FROM %I.users WHERE k = $1', chash_lookup('users', del::text)) USING del;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	IF n = 1 THEN
-		INSERT INTO ack_delete VALUES (del);
-	END IF;
-	EXECUTE format('INSERT INTO %I.users VALUES ($1, 0, $2)', chash_lookup('users', nk::text)) USING nk, 'new ' || nk;
-	INSERT INTO ack_insert VALUES (nk);
-END
-$$;
 SQL
 	for i in 1 2 3; do
 		echo "INSERT INTO shard$i.users SELECT g, 0, 'row ' || g FROM generate_series(1, $rows) g WHERE chash_lookup('users', g::text) = 'shard$i';"

@@ -32,7 +32,9 @@
 #      runs her function, is refused (and trust_table_owners lets an owner
 #      the caller trusts take part); from 16 on mallory owns a destination's
 #      table, with an ALWAYS trigger that tries the same, and the move
-#      applies rows as her: she stays what she was.
+#      applies rows as her: she stays what she was; there the mapped role
+#      is no superuser but a member of pg_create_subscription (its
+#      subscription logs in to the source with a password).
 #   3. Names that need quoting or try to inject SQL: a schema named
 #      App"; CREATE ROLE pwned SUPERUSER; -- on every shard, holding a
 #      table whose key column is "xNEW.id" and a column "Note".  A move of
@@ -103,18 +105,6 @@ SQL
 } | coord >/dev/null
 echo "  $shards shard clusters (PostgreSQL $version) and the coordinator set up, $rows rows on ring users"
 
-hold() { # hold SHARD|coordinator SQL: a session that holds SQL's locks
-	local where=$1 sql=$2
-	if [ "$where" = coordinator ]; then
-		PGAPPNAME=chash_hold coord -c "$sql; SELECT pg_sleep(3600)" >/dev/null 2>&1 &
-	else
-		PGAPPNAME=chash_hold shard "$where" -c "$sql; SELECT pg_sleep(3600)" >/dev/null 2>&1 &
-	fi
-	background+=($!)
-}
-release_coordinator() {
-	coord -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'chash_hold'" >/dev/null
-}
 as_mallory() { # as_mallory SHARD SQL...: psql as mallory, errors reported
 	local i=$1
 	shift
@@ -140,8 +130,7 @@ PGUSER=nobody PGAPPNAME=chash_hold "$bindir/psql" -X -q -d "$db" \
 background+=($!)
 wait_for "nobody's advisory lock" coord -c "SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND granted"
 # an older transaction keeps the cleanup waiting, with the fences up
-hold coordinator "BEGIN; SELECT txid_current()"
-sleep 0.5
+hold older coordinator "BEGIN; SELECT txid_current()"
 coord -c "CALL chash_move_online('users', 'users_add', 'users', 'k', wait_timeout => '1 min')" >"$tmp/move1.out" 2>&1 &
 move_pid=$!
 background+=($move_pid)
@@ -179,7 +168,9 @@ attempt "setting session_replication_role" "SET session_replication_role = repli
 attempt "recording her key as changed" "INSERT INTO chash_move_${token}_changes (k) VALUES ($moving)"
 out=$(as_mallory 1 -c "SELECT setval('chash_move_${token}_state', 1)")
 grep -q 'permission denied' <<<"$out" && ok "mallory may not set the fence's state: $out" || fail "mallory set the fence's state: $out"
-release_coordinator
+release older coordinator
+# nobody's lock was taken in a transaction as old
+release chash_hold coordinator
 wait "$move_pid" && ok "the move finished once the older transaction ended" || fail "the move failed: $(cat "$tmp/move1.out")"
 coord -c "UPDATE before1 SET shard = chash_lookup('users_add', k::text)" >/dev/null
 observe now_rows
@@ -188,8 +179,10 @@ check_leftovers
 coord -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'nobody'" >/dev/null
 
 # --- 2: the owner of a table runs nothing as the move's superuser
-shard 1 >/dev/null <<'SQL'
-ALTER TABLE users OWNER TO mallory;
+# mallory's trap on shard N: a trigger function of hers that records who
+# runs it, as what, and tries to make her a superuser
+mallory_trap() {
+	shard "$1" >/dev/null <<'SQL'
 CREATE TABLE mallory_log (who text, super boolean);
 GRANT ALL ON mallory_log TO mallory;
 SET ROLE mallory;
@@ -201,11 +194,14 @@ BEGIN
 	EXCEPTION WHEN insufficient_privilege THEN
 		NULL;
 	END;
-	RETURN OLD;
+	RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
 END
 $$;
-CREATE TRIGGER become_super BEFORE DELETE ON users FOR EACH ROW EXECUTE FUNCTION public.become_super();
 SQL
+}
+mallory_trap 1
+shard 1 -c "ALTER TABLE users OWNER TO mallory" \
+	-c "CREATE TRIGGER become_super BEFORE DELETE ON users FOR EACH ROW EXECUTE FUNCTION public.become_super()" >/dev/null
 coord -c "SELECT chash_ring_copy('users', 'users_less')" -c "SELECT chash_node_remove('users_less', 'shard1')" >/dev/null
 observe before2
 if [ "$version" -lt 160000 ]; then
@@ -213,26 +209,10 @@ if [ "$version" -lt 160000 ]; then
 	refused "a destination table owned by a role that is not a superuser, before PostgreSQL 16" \
 		'node "shard2" cannot take part in an online move: relation public.users is owned by role "mallory", who is not a superuser' \
 		-c "CALL chash_move_online('users', 'users_less', 'users', 'k')"
-	shard 2 >/dev/null <<'SQL'
-ALTER TABLE users OWNER TO postgres;
-CREATE TABLE mallory_log (who text, super boolean);
-GRANT ALL ON mallory_log TO mallory;
-SET ROLE mallory;
-CREATE FUNCTION public.become_super() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-	INSERT INTO public.mallory_log VALUES (current_user, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user));
-	BEGIN
-		EXECUTE 'ALTER ROLE mallory SUPERUSER';
-	EXCEPTION WHEN insufficient_privilege THEN
-		NULL;
-	END;
-	RETURN NEW;
-END
-$$;
-RESET ROLE;
-CREATE TRIGGER become_super BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION public.become_super();
-ALTER TABLE users ENABLE ALWAYS TRIGGER become_super;
-SQL
+	mallory_trap 2
+	shard 2 -c "ALTER TABLE users OWNER TO postgres" \
+		-c "CREATE TRIGGER become_super BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION public.become_super()" \
+		-c "ALTER TABLE users ENABLE ALWAYS TRIGGER become_super" >/dev/null
 	refused "a destination whose replica trigger runs a function of a role that is not a superuser, before PostgreSQL 16" \
 		'node "shard2" cannot take part in an online move: relation public.users runs code of roles who are not superusers' \
 		-c "CALL chash_move_online('users', 'users_less', 'users', 'k')"
@@ -246,27 +226,41 @@ SQL
 		ok "trust_table_owners lets a table of a trusted owner take part" || fail "the trusted move failed: $out"
 	shard 2 -c "ALTER TABLE users OWNER TO postgres" >/dev/null
 else
-	shard 2 >/dev/null <<'SQL'
-ALTER TABLE users OWNER TO mallory;
-CREATE TABLE mallory_log (who text, super boolean);
-GRANT ALL ON mallory_log TO mallory;
-SET ROLE mallory;
-CREATE FUNCTION public.become_super() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-	INSERT INTO public.mallory_log VALUES (current_user, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user));
-	BEGIN
-		EXECUTE 'ALTER ROLE mallory SUPERUSER';
-	EXCEPTION WHEN insufficient_privilege THEN
-		NULL;
-	END;
-	RETURN NEW;
-END
-$$;
-CREATE TRIGGER become_super BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION public.become_super();
-ALTER TABLE users ENABLE ALWAYS TRIGGER become_super;
+	mallory_trap 2
+	shard 2 -c "ALTER TABLE users OWNER TO mallory" \
+		-c "SET ROLE mallory" \
+		-c "CREATE TRIGGER become_super BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION public.become_super()" \
+		-c "ALTER TABLE users ENABLE ALWAYS TRIGGER become_super" >/dev/null
+	# and shard2's mapped role is no superuser: a member of
+	# pg_create_subscription and of the table's owner, whose subscription
+	# PostgreSQL lets log in to the source with a password only
+	shard 2 >/dev/null <<SQL
+CREATE ROLE sub16 LOGIN;
+GRANT pg_create_subscription TO sub16;
+GRANT CREATE ON DATABASE postgres TO sub16;
+GRANT CREATE ON SCHEMA public TO sub16;
+GRANT mallory TO sub16;
 SQL
-	out=$(coord -c "CALL chash_move_online('users', 'users_less', 'users', 'k')" 2>&1) &&
-		ok "a destination owned by mallory, with her ALWAYS trigger, takes part from PostgreSQL 16 on" || fail "the move failed: $out"
+	shard 1 -c "ALTER ROLE $shard_user PASSWORD 'chash-move'" >/dev/null
+	as_owner sed -i "1i local all $shard_user scram-sha-256" "$tmp/s1/data/pg_hba.conf"
+	shard 1 -c "SELECT pg_reload_conf()" >/dev/null
+	export PGPASSWORD=chash-move
+	coord -c "ALTER USER MAPPING FOR CURRENT_USER SERVER shard1 OPTIONS (ADD password 'chash-move')" \
+		-c "ALTER USER MAPPING FOR CURRENT_USER SERVER shard2 OPTIONS (SET user 'sub16')" >/dev/null
+	coord -c "CALL chash_move_online('users', 'users_less', 'users', 'k')" >"$tmp/move2.out" 2>&1 &
+	move_pid=$!
+	background+=($move_pid)
+	wait_for "the move's subscription on shard2" shard 2 -c "SELECT count(*) > 0 FROM pg_subscription"
+	check "the owner of the subscription on shard2" \
+		"$(shard 2 -c "SELECT string_agg(DISTINCT r.rolname || ' superuser ' || r.rolsuper, ',') FROM pg_subscription s JOIN pg_roles r ON r.oid = s.subowner")" \
+		"sub16 superuser false"
+	wait "$move_pid" && ok "a destination owned by mallory, with her ALWAYS trigger, whose mapped role is no superuser, takes part from PostgreSQL 16 on" ||
+		fail "the move failed: $(cat "$tmp/move2.out")"
+	coord -c "ALTER USER MAPPING FOR CURRENT_USER SERVER shard1 OPTIONS (DROP password)" \
+		-c "ALTER USER MAPPING FOR CURRENT_USER SERVER shard2 OPTIONS (SET user '$shard_user')" >/dev/null
+	as_owner sed -i 1d "$tmp/s1/data/pg_hba.conf"
+	shard 1 -c "SELECT pg_reload_conf()" >/dev/null
+	unset PGPASSWORD
 	check "the roles mallory's trigger ran as on the destination (apply as the table's owner)" \
 		"$(shard 2 -c "SELECT string_agg(DISTINCT who || ' ' || super, ',') FROM mallory_log")" "mallory false"
 	shard 2 -c "DROP TRIGGER become_super ON users" -c "ALTER TABLE users OWNER TO postgres" >/dev/null

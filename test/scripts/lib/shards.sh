@@ -15,6 +15,12 @@
 #                          the foreign table shardN.users
 #   coord, shard N, shard_db N DB
 #                          psql there (-At, ON_ERROR_STOP)
+#   acked_writes_sql       SQL for the coordinator: a table users, ack_insert,
+#                          ack_update, ack_delete and write(upd, del), one
+#                          client transaction of an UPDATE v = v + 1, a
+#                          DELETE and an INSERT of a new key, each routed by
+#                          chash_lookup('users', k) at the time and
+#                          acknowledged in the same transaction
 #   ok WHAT, fail WHAT, check WHAT GOT WANT, refused WHAT PATTERN PSQL-ARGS,
 #   run_checks N < SQL     checks, counted; the suite ends with finish
 #   observe TABLE          every row of every shard, read from the shards
@@ -150,6 +156,35 @@ IMPORT FOREIGN SCHEMA public LIMIT TO (users) FROM SERVER shard$i INTO shard$i;
 SQL
 		done
 	} | coord >/dev/null
+}
+
+acked_writes_sql() {
+	cat <<'SQL'
+CREATE TABLE users (k bigint PRIMARY KEY, v integer NOT NULL, note text);
+CREATE SEQUENCE new_keys START 1000001;
+CREATE TABLE ack_insert (k bigint PRIMARY KEY);
+CREATE TABLE ack_update (k bigint PRIMARY KEY, n integer NOT NULL);
+CREATE TABLE ack_delete (k bigint PRIMARY KEY);
+CREATE FUNCTION write(upd bigint, del bigint) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+	nk bigint := nextval('new_keys');
+BEGIN
+	EXECUTE format('UPDATE %I.users SET v = v + 1 WHERE k = $1', chash_lookup('users', upd::text)) USING upd;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n = 1 THEN
+		INSERT INTO ack_update VALUES (upd, 1) ON CONFLICT (k) DO UPDATE SET n = ack_update.n + 1;
+	END IF;
+	EXECUTE format('DELETE FROM %I.users WHERE k = $1', chash_lookup('users', del::text)) USING del;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n = 1 THEN
+		INSERT INTO ack_delete VALUES (del);
+	END IF;
+	EXECUTE format('INSERT INTO %I.users VALUES ($1, 0, $2)', chash_lookup('users', nk::text)) USING nk, 'new ' || nk;
+	INSERT INTO ack_insert VALUES (nk);
+END
+$$;
+SQL
 }
 
 ok() {
