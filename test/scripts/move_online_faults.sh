@@ -117,7 +117,13 @@ probe() { # probe WHAT SHARD KEY...
 			echo "    $out" >&2
 		}
 	done
-	[ $bad -eq 0 ] && ok "$what: $n writes to shard$i went through" || fail "$what: $bad of $n writes to shard$i failed"
+	if [ $n -eq 0 ]; then
+		fail "$what: no key to write to"
+	elif [ $bad -eq 0 ]; then
+		ok "$what: $n writes to shard$i went through"
+	else
+		fail "$what: $bad of $n writes to shard$i failed"
+	fi
 }
 aborted() { # aborted WHAT: chash_move_abort('users') ran and left nothing
 	local out
