@@ -12,8 +12,8 @@
 # coordinator in the same transaction; retried when a fence refuses them).
 # A long transaction on a source delays a move's initial copy (PostgreSQL
 # makes the copy's replication slot once the transactions running there
-# have ended), so where one must meet the cutover, the move is stopped
-# during its copy, the copy ends on its own, and the CALL runs again.
+# have ended), so where one must meet the cutover, the move is first held
+# just before its cutover by a lock on its record.
 #
 #   1. users + shard3, a move that fails or is stopped at each step, and
 #      aborted: (a) a long transaction on the destination while the move
@@ -154,28 +154,32 @@ coord -c "SELECT pg_terminate_backend($(call_pid))" >/dev/null
 wait_for "the CALL to end" call_ended
 aborted "1b, aborted after it was stopped during the initial copy"
 
-# A move stopped during its initial copy, and the copy then left to end on
-# its own: a long transaction on a source delays the copy (PostgreSQL
-# makes a copy's replication slot only once the transactions running on
-# the source have ended), so the suite's long transactions begin after it
-stopped_in_copy() { # stopped_in_copy TO_RING DESTINATION SOURCES
-	coord -c "CALL chash_move_online('users', '$1', 'users', 'k')" >"$tmp/copy.out" 2>&1 &
-	background+=($!)
-	wait_for "the move's subscriptions on shard$2" shard "$2" -c "SELECT count(*) = $3 FROM pg_subscription"
-	coord -c "SELECT pg_terminate_backend($(call_pid))" >/dev/null
-	wait_for "the CALL to end" call_ended
-	wait_for "the initial copies to shard$2" shard "$2" -c "SELECT count(*) = $3 AND bool_and(r.srsubstate = 'r')
-		FROM pg_subscription_rel r JOIN pg_class c ON c.oid = r.srrelid WHERE c.relname = 'users'"
+# A move held just before its cutover, its copies done.  A long
+# transaction on a source delays the initial copy (PostgreSQL makes a
+# copy's replication slot only once the transactions running on the
+# source have ended), so the long transactions meant to meet the cutover
+# begin here.  The move's record, locked while the CALL waits to make its
+# fence on shard1 (a session holds that table), stops the CALL where it
+# next writes the record: as its fences are to go up.
+held_before_cutover() { # held_before_cutover TO_RING [CALL-ARGUMENTS]
+	hold wblock 1 "BEGIN; LOCK users IN ROW EXCLUSIVE MODE"
+	coord -c "CALL chash_move_online('users', '$1', 'users', 'k'${2:+, $2})" >"$tmp/held.out" 2>&1 &
+	held_call=$!
+	background+=($held_call)
+	wait_for "the move's objects on shard1" objects_made 1
+	hold rec coordinator "BEGIN; SELECT move_id FROM chash.online_moves WHERE from_ring = 'users' AND step <> 'done' FOR UPDATE"
+	release wblock 1
+	wait_for "the CALL at its cutover" coord -c "SELECT count(*) = 1 FROM pg_stat_activity
+		WHERE query LIKE 'CALL chash_move_online%' AND state = 'active' AND wait_event_type = 'Lock'"
 }
 
 # --- 1c: stopped at cutover with its fences up
-stopped_in_copy users_3 3 2
+held_before_cutover users_3 "max_write_block => '20 s'"
 staying=$(key_of shard1 users_3 shard1 1 16000)
 moving=$(key_of shard1 users_3 shard3 30001 30200)
 # a write that began before the fence: the cutover waits for it, fenced
 hold w1 1 "BEGIN; UPDATE users SET note = note WHERE k = $staying"
-coord -c "CALL chash_move_online('users', 'users_3', 'users', 'k', max_write_block => '20 s')" >"$tmp/1c.out" 2>&1 &
-background+=($!)
+release rec coordinator
 wait_for "its fence on shard1" fence_up 1
 out=$(coord -c "UPDATE shard1.users SET note = note WHERE k = $moving" 2>&1) && fail "1c: a write to a moving key at cutover was not refused" ||
 	{ grep -q 'this key is moving to another node' <<<"$out" && ok "1c: a write to a moving key at cutover is refused" || fail "1c: the write failed otherwise: $out"; }
@@ -186,12 +190,16 @@ aborted "1c, aborted after it was stopped with its fences up"
 probe "1c: the fences came down with the abort, long before their deadline" 1 "$moving"
 
 # --- 1d: fails at cutover (a long transaction on a source until wait_timeout)
-stopped_in_copy users_3 3 2
+held_before_cutover users_3 "wait_timeout => '15 s'"
 hold w1 1 "BEGIN; UPDATE users SET note = note WHERE k = $staying"
-sleep 1.5
-refused "a move whose cutover a long transaction on a source holds off until wait_timeout" \
-	'online move [0-9]* could not cut over: long transactions write to the table' \
-	-c "CALL chash_move_online('users', 'users_3', 'users', 'k', wait_timeout => '8 s')"
+release rec coordinator
+rc=0
+wait "$held_call" || rc=$?
+if [ $rc -ne 0 ] && grep -q 'online move [0-9]* could not cut over: long transactions write to the table' "$tmp/held.out"; then
+	ok "refused, a move whose cutover a long transaction on a source holds off until wait_timeout: $(grep -m1 ERROR "$tmp/held.out" | sed 's/^.*ERROR: *//')"
+else
+	fail "1d: the move did not fail at cutover (exit status $rc): $(cat "$tmp/held.out")"
+fi
 check "1d: no fence is up" "$(coord -c "SELECT fenced_since IS NULL FROM chash.online_moves WHERE from_ring = 'users'")$(fence_up 1)" tf
 probe "1d: with the move failed at cutover" 1 "$moving" "$(key_of shard1 users_3 shard1 16001 20000)"
 release w1 1
@@ -216,13 +224,16 @@ staying=$(key_of shard1 users_4 shard1 1 16000)
 staying_more=$(coord -c "SELECT string_agg(g::text, ' ') FROM (SELECT g FROM generate_series(1, 16000) g WHERE chash_lookup('users', g::text) = 'shard1' AND chash_lookup('users_4', g::text) = 'shard1' OFFSET 1 LIMIT 5) x")
 moving_more=$(coord -c "SELECT string_agg(g::text, ' ') FROM (SELECT g FROM generate_series(1, 16000) g WHERE chash_lookup('users', g::text) = 'shard1' AND chash_lookup('users_4', g::text) = 'shard4' LIMIT 5) x")
 hold w1 1 "BEGIN; UPDATE users SET note = note WHERE k = $staying"
-coord -c "CALL chash_move_online('users', 'users_4', 'users', 'k')" >"$tmp/2a.out" 2>&1 &
-background+=($!)
+coord -c "CALL chash_move_online('users', 'users_4', 'users', 'k')" >"$tmp/2.out" 2>&1 &
+call=$!
+background+=($call)
 wait_for "the move's objects on shard1" objects_made 1
 sleep 2
 # shellcheck disable=SC2086
 probe "2: a transaction writing since before the move began" 1 $staying_more $moving_more
 check "2: the move waits to make its fence on shard1" "$(fence_made 1)" f
+# the move held at its cutover (see held_before_cutover)
+hold rec coordinator "BEGIN; SELECT move_id FROM chash.online_moves WHERE from_ring = 'users' AND step <> 'done' FOR UPDATE"
 release w1 1
 wait_for "the move's fence on shard1" fence_made 1
 # renames on shard1 (where each key is, before and after): a moving key
@@ -232,12 +243,6 @@ read -r s2 m2 <<<"$(key_of shard1 users_4 shard1 30001 30200) $(key_of shard1 us
 coord -c "UPDATE shard1.users SET k = $s1 WHERE k = $m1" -c "UPDATE shard1.users SET k = $m2 WHERE k = $s2" \
 	-c "INSERT INTO renamed VALUES ($m1, $s1), ($s2, $m2)" >/dev/null
 ok "2: renamed on shard1, during the move, moving key $m1 to staying key $s1 and staying key $s2 to moving key $m2"
-# stopped in its copy, resumed with a write open on shard1 since before
-wait_for "the move's subscriptions on shard4" shard 4 -c "SELECT count(*) = 3 FROM pg_subscription"
-coord -c "SELECT pg_terminate_backend($(call_pid))" >/dev/null
-wait_for "the CALL to end" call_ended
-wait_for "the initial copies to shard4" shard 4 -c "SELECT count(*) = 3 AND bool_and(r.srsubstate = 'r')
-	FROM pg_subscription_rel r JOIN pg_class c ON c.oid = r.srrelid WHERE c.relname = 'users'"
 # TRUNCATE, which neither the streams nor the fences see, is refused on
 # every shard of the move (and rolled back if it is not)
 for i in 1 4; do
@@ -245,11 +250,12 @@ for i in 1 4; do
 		{ grep -q 'an online move of this table is running' <<<"$out" && ok "2: TRUNCATE on shard$i during the move is refused" ||
 			fail "2: TRUNCATE on shard$i failed otherwise: $out"; }
 done
+wait_for "the CALL at its cutover" coord -c "SELECT count(*) = 1 FROM pg_stat_activity
+	WHERE query LIKE 'CALL chash_move_online%' AND state = 'active' AND wait_event_type = 'Lock'"
+# a write open on shard1 since before the cutover: after one try with the
+# fences up, the cutover waits for it with none
 hold w1 1 "BEGIN; UPDATE users SET note = note WHERE k = $staying"
-sleep 1.5
-coord -c "CALL chash_move_online('users', 'users_4', 'users', 'k')" >"$tmp/2.out" 2>&1 &
-call=$!
-background+=($call)
+release rec coordinator
 wait_for "the cutover to wait for it" noticed 'waiting for long transactions' "$tmp/2.out"
 # shellcheck disable=SC2086
 probe "2: a transaction writing since before the cutover" 1 $staying_more $moving_more
