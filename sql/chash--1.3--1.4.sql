@@ -1579,10 +1579,10 @@ END
 $$;
 
 /*
- * One subscription per pair of nodes, on a slot made beforehand on the
- * source: then the subscriptions of a destination can be made in one
- * transaction, and PostgreSQL starts them together rather than one each
- * wal_retrieve_retry_interval.  From PostgreSQL 16 on they apply rows as
+ * One subscription per pair of nodes, of the table and of the source's
+ * marker, on a slot made beforehand on the source: then the subscriptions
+ * of a destination can be made in one transaction, and PostgreSQL starts
+ * them together rather than one each wal_retrieve_retry_interval.  From PostgreSQL 16 on they apply rows as
  * the table's owner (run_as_owner = false); from 15 on an error disables
  * them, which the waits report.
  */
@@ -1614,8 +1614,8 @@ BEGIN
 					'SELECT count(pg_catalog.pg_create_logical_replication_slot(%1$L, ''pgoutput''))'
 					' WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_replication_slots WHERE slot_name = %1$L)', sub));
 				make := make || format(
-					'CREATE SUBSCRIPTION %I CONNECTION %L PUBLICATION %I WITH (create_slot = false, slot_name = %L, copy_data = true%s); ',
-					sub, p.conninfo, chash.move_object(mv.token, ''), sub,
+					'CREATE SUBSCRIPTION %I CONNECTION %L PUBLICATION %I, %I WITH (create_slot = false, slot_name = %L, copy_data = true%s); ',
+					sub, p.conninfo, chash.move_object(mv.token, ''), chash.move_object(mv.token, '_mark'), sub,
 					CASE WHEN (d.shard->>'version')::integer >= 160000 THEN ', run_as_owner = false, disable_on_error = true'
 						 WHEN (d.shard->>'version')::integer >= 150000 THEN ', disable_on_error = true' ELSE '' END);
 			WHEN 'false' THEN
@@ -1629,7 +1629,9 @@ BEGIN
 		IF enable <> '' THEN
 			PERFORM chash.move_remote(d.shard->>'conn', enable || 'SELECT 1');
 		END IF;
-		-- the markers are not copied (so no copy waits for a worker for them)
+		-- a subscription an older call made without the markers: adding
+		-- them restarts its apply worker, which PostgreSQL does only
+		-- wal_retrieve_retry_interval later, so new ones have them at once
 		FOR p IN SELECT q.pair FROM chash.online_move_pairs q WHERE q.move_id = mv.move_id AND q.to_node = d.node LOOP
 			sub := chash.move_object(mv.token, '_' || p.pair);
 			IF chash.move_remote(d.shard->>'conn', format(
