@@ -18,7 +18,7 @@
 #   1. users + shard3, a move that fails or is stopped at each step, and
 #      aborted: (a) a long transaction on the destination while the move
 #      makes its objects (wait_timeout 3 s), after it made the sources';
-#      (b) stopped (pg_terminate_backend) during the initial copy; (c)
+#      (b) stopped (pg_terminate_backend) with its copies done; (c)
 #      stopped at cutover with its fences up (max_write_block 20 s), which
 #      chash_move_abort takes down at once; (d) failed at cutover, a long
 #      transaction on a source holding it off until wait_timeout; (e) run
@@ -144,16 +144,6 @@ refused "another move of the same ring while one is not finished" 'online move [
 	-c "CALL chash_move_online('users', 'users_3b', 'users', 'k')"
 aborted "1a, aborted after a failure making its objects"
 
-# --- 1b: stopped during the initial copy
-coord -c "CALL chash_move_online('users', 'users_3', 'users', 'k')" >"$tmp/1b.out" 2>&1 &
-background+=($!)
-wait_for "the move's first subscription" shard 3 -c "SELECT count(*) > 0 FROM pg_subscription"
-refused "chash_move_abort of a move that runs" 'online move [0-9]* of ring "users" is running in session' \
-	-c "CALL chash_move_abort('users')"
-coord -c "SELECT pg_terminate_backend($(call_pid))" >/dev/null
-wait_for "the CALL to end" call_ended
-aborted "1b, aborted after it was stopped during the initial copy"
-
 # A move held just before its cutover, its copies done.  A long
 # transaction on a source delays the initial copy (PostgreSQL makes a
 # copy's replication slot only once the transactions running on the
@@ -173,6 +163,13 @@ held_before_cutover() { # held_before_cutover TO_RING [CALL-ARGUMENTS]
 		WHERE query LIKE 'CALL chash_move_online%' AND state = 'active' AND wait_event_type = 'Lock'"
 }
 
+# --- 1b: stopped after its initial copy, before its cutover
+held_before_cutover users_3
+coord -c "SELECT pg_terminate_backend($(call_pid))" >/dev/null
+wait_for "the CALL to end" call_ended
+release rec coordinator
+aborted "1b, aborted after it was stopped with its copies done"
+
 # --- 1c: stopped at cutover with its fences up
 held_before_cutover users_3 "max_write_block => '20 s'"
 staying=$(key_of shard1 users_3 shard1 1 16000)
@@ -181,6 +178,8 @@ moving=$(key_of shard1 users_3 shard3 30001 30200)
 hold w1 1 "BEGIN; UPDATE users SET note = note WHERE k = $staying"
 release rec coordinator
 wait_for "its fence on shard1" fence_up 1
+refused "chash_move_abort of a move that runs" 'online move [0-9]* of ring "users" is running in session' \
+	-c "CALL chash_move_abort('users')"
 out=$(coord -c "UPDATE shard1.users SET note = note WHERE k = $moving" 2>&1) && fail "1c: a write to a moving key at cutover was not refused" ||
 	{ grep -q 'this key is moving to another node' <<<"$out" && ok "1c: a write to a moving key at cutover is refused" || fail "1c: the write failed otherwise: $out"; }
 coord -c "SELECT pg_terminate_backend($(call_pid))" >/dev/null
