@@ -144,41 +144,105 @@ rendezvous_owner(const ChashPlacement *placement, uint64 position)
 	return placement->members[best];
 }
 
+/* A member and its score, as a preference list keeps them */
+typedef struct RendezvousRanked
+{
+	double		score;
+	uint32		member;
+} RendezvousRanked;
+
+/* Whether a ranks after b: the heap below keeps its worst at the root */
+static inline bool
+ranks_after(const ChashPlacement *placement, const RendezvousRanked *a,
+			const RendezvousRanked *b)
+{
+	return rendezvous_before(placement, b->score, b->member, a->score,
+							 a->member);
+}
+
+static void
+heap_sift_down(const ChashPlacement *placement, RendezvousRanked *heap,
+			   int size, int at)
+{
+	for (;;)
+	{
+		int			worst = at;
+		int			left = 2 * at + 1;
+
+		if (left < size && ranks_after(placement, &heap[left], &heap[worst]))
+			worst = left;
+		if (left + 1 < size &&
+			ranks_after(placement, &heap[left + 1], &heap[worst]))
+			worst = left + 1;
+		if (worst == at)
+			return;
+		{
+			RendezvousRanked swap = heap[at];
+
+			heap[at] = heap[worst];
+			heap[worst] = swap;
+		}
+		at = worst;
+	}
+}
+
+/*
+ * The n best members by score, in order: a heap of the n best so far whose
+ * root is the worst of them, so that a member costs one comparison, or
+ * log n steps when it enters; n log n to order them at the end.  (Not
+ * lib/binaryheap.h: that is in libpgcommon only from PostgreSQL 17, and
+ * the unit tests run this code outside the server.)
+ */
 static void
 rendezvous_preference(const ChashPlacement *placement, uint64 position,
 					  uint32 *out, int n)
 {
 	const RendezvousData *data = placement->data;
 	int			nmembers = placement->nactive;
-	double	   *scores = palloc(sizeof(double) * nmembers);
-	uint32	   *top = palloc(sizeof(uint32) * n);
-	int			ntop = 0;
+	RendezvousRanked *heap = palloc(sizeof(RendezvousRanked) * n);
+	int			size = 0;
 
-	/* equal weights: by the draws, as the owner is found, not their scores */
 	for (int m = 0; m < nmembers; m++)
-		scores[m] = data->equal_weights ?
+	{
+		RendezvousRanked r;
+
+		if ((m & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		/* equal weights: by the draws, as the owner is found, not scores */
+		r.score = data->equal_weights ?
 			(double) (rendezvous_draw(position, data->seeds[m]) >> 11) :
 			rendezvous_score(rendezvous_draw(position, data->seeds[m]),
 							 data->weights[m]);
-	/* keep the n best in order, by insertion */
-	for (int m = 0; m < nmembers; m++)
-	{
-		int			at = ntop;
+		r.member = m;
+		if (size < n)
+		{
+			int			at = size++;
 
-		while (at > 0 && rendezvous_before(placement, scores[m], m,
-										   scores[top[at - 1]], top[at - 1]))
-			at--;
-		if (at >= n)
-			continue;
-		if (ntop < n)
-			ntop++;
-		memmove(top + at + 1, top + at, sizeof(uint32) * (ntop - 1 - at));
-		top[at] = m;
+			heap[at] = r;
+			while (at > 0 &&
+				   ranks_after(placement, &heap[at], &heap[(at - 1) / 2]))
+			{
+				RendezvousRanked swap = heap[at];
+
+				heap[at] = heap[(at - 1) / 2];
+				heap[(at - 1) / 2] = swap;
+				at = (at - 1) / 2;
+			}
+		}
+		else if (ranks_after(placement, &heap[0], &r))
+		{
+			heap[0] = r;
+			heap_sift_down(placement, heap, size, 0);
+		}
 	}
-	for (int i = 0; i < n; i++)
-		out[i] = placement->members[top[i]];
-	pfree(top);
-	pfree(scores);
+	/* the root is the worst left: the list fills from its end */
+	while (size > 0)
+	{
+		out[size - 1] = placement->members[heap[0].member];
+		heap[0] = heap[--size];
+		heap_sift_down(placement, heap, size, 0);
+	}
+	pfree(heap);
 }
 
 /*
@@ -193,8 +257,10 @@ rendezvous_preference(const ChashPlacement *placement, uint64 position,
  * others of a group are picked too, the first replicas - groups of them by
  * time.  Counts of members before t are Poisson-binomial, and the integral
  * is summed by the exp-sinh rule (Takahasi and Mori's double exponential
- * quadrature on (0, infinity)), about 1e-12 relative with these steps, in
- * time n^2 x replicas x steps.
+ * quadrature on (0, infinity)), about 1e-12 relative with these steps.
+ * Every member's integral takes the same steps, so a step serves them all:
+ * its counts of "every group but g" come for all g at once by halving
+ * (counts_but_each), in time groups x replicas x log(groups) a step.
  */
 #define RENDEZVOUS_STEPS_PER_UNIT 32
 #define RENDEZVOUS_HALF_WIDTH 4
@@ -208,83 +274,101 @@ count_add(double *counts, int max, double p)
 	counts[0] *= 1 - p;
 }
 
-/* The integrand of member i's share at time t (see above) */
-static double
-share_at(const ChashPlacement *placement, const uint32 *group, int ngroups,
-		 int i, int replicas, double t, double *scratch)
+/* A leaf of counts_but_each: item k's counts of the others, 0..max */
+typedef void (*CountsLeaf) (void *arg, int k, const double *counts);
+
+/*
+ * For each item k of lo..hi-1: the counts, 0..max, of the items but k
+ * before t (item j with probability p[j]), combined with acc, the counts
+ * of the items outside lo..hi; given to leaf.  Each half is given the
+ * other half's items, so that "all but k" costs max x log(items) an item
+ * rather than max x items.  stack has room for (max + 1) counts a level
+ * of halving.
+ */
+static void
+counts_but_each(const double *p, int lo, int hi, const double *acc, int max,
+				double *stack, CountsLeaf leaf, void *arg)
 {
-	const RendezvousData *data = placement->data;
-	int			n = placement->nactive;
-	double		density = data->weights[i] * exp(-data->weights[i] * t);
-	double	   *firsts = scratch;	/* other groups with a first before t */
-	double		alone = 1;		/* no other of i's group before t */
-	double		result;
-	double		fewer = 0;
+	double	   *next = stack;
+	int			mid = lo + (hi - lo) / 2;
 
-	/* picked as the first of its group */
-	memset(firsts, 0, sizeof(double) * replicas);
-	firsts[0] = 1;
-	for (int g = 0; g < ngroups; g++)
+	if (hi - lo == 1)
 	{
-		double		none = 1;
-
-		for (int j = 0; j < n; j++)
-		{
-			if ((int) group[j] == g && j != i)
-				none *= exp(-data->weights[j] * t);
-		}
-		if (g == (int) group[i])
-			alone = none;
-		else
-			count_add(firsts, replicas - 1, 1 - none);
+		leaf(arg, lo, acc);
+		return;
 	}
-	for (int c = 0; c < replicas; c++)
-		fewer += firsts[c];
-	result = density * alone * fewer;
+	memcpy(next, acc, sizeof(double) * (max + 1));
+	for (int j = mid; j < hi; j++)
+		count_add(next, max, p[j]);
+	counts_but_each(p, lo, mid, next, max, stack + max + 1, leaf, arg);
+	memcpy(next, acc, sizeof(double) * (max + 1));
+	for (int j = lo; j < mid; j++)
+		count_add(next, max, p[j]);
+	counts_but_each(p, mid, hi, next, max, stack + max + 1, leaf, arg);
+}
 
-	/* picked to fill up: fewer groups than replicas, i not its group's first */
-	if (ngroups < replicas)
+/* What one step of the ownership integrals works with */
+typedef struct ShareStep
+{
+	int			replicas;
+	int			room;			/* replicas - groups, when positive */
+	int			ngroups;
+	const uint32 *members_of;	/* members, group by group */
+	const uint32 *start;		/* group g's: members_of[start[g] .. start[g + 1]) */
+	double	   *fewer;			/* per group: fewer than replicas others first */
+	double	   *fill;			/* per member: picked to fill up */
+	const double *cumulative;	/* of the group being filled: see fill_leaf */
+} ShareStep;
+
+static void
+fewer_leaf(void *arg, int g, const double *counts)
+{
+	ShareStep  *step = arg;
+	double		sum = 0;
+
+	for (int c = 0; c < step->replicas; c++)
+		sum += counts[c];
+	step->fewer[g] = sum;
+}
+
+/*
+ * Member k of a group, not its first: counts[0..room + 1] of the group's
+ * others before t, of which all but the first are later ones, and one must
+ * be, or k would be the first.  It is picked if the later ones of every
+ * group number fewer than room: the other groups' are in cumulative[c],
+ * the chance that they number c or fewer.
+ */
+static void
+fill_leaf(void *arg, int k, const double *counts)
+{
+	ShareStep  *step = arg;
+	double		sum = 0;
+
+	for (int l = 0; l < step->room; l++)
+		sum += counts[l + 1] * step->cumulative[step->room - 1 - l];
+	step->fill[step->members_of[k]] = sum;
+}
+
+/*
+ * Of each group, the counts of its later ones before t, 0..room - 1, into
+ * later[g x room]: those of its members before t but the first
+ */
+static void
+later_counts(const ShareStep *step, const double *p, double *within,
+			 double *later)
+{
+	for (int g = 0; g < step->ngroups; g++)
 	{
-		int			room = replicas - ngroups;	/* the later ones picked */
-		double	   *total = scratch + replicas; /* later ones before t, < room */
-		double	   *within = total + room;	/* members of a group before t */
-		double	   *later = within + room + 2;	/* the group's later ones */
-		double	   *next = later + room;
+		double	   *out = later + (size_t) g * step->room;
 
-		memset(total, 0, sizeof(double) * room);
-		total[0] = 1;
-		for (int g = 0; g < ngroups; g++)
-		{
-			/* members of g but i before t, 0 .. room + 1 (more: dropped) */
-			memset(within, 0, sizeof(double) * (room + 2));
-			within[0] = 1;
-			for (int j = 0; j < n; j++)
-			{
-				if ((int) group[j] == g && j != i)
-					count_add(within, room + 1, -expm1(-data->weights[j] * t));
-			}
-			/*
-			 * Of those, all but the first are later ones.  In i's group one
-			 * must have come before i, or i would be the first.
-			 */
-			for (int l = 0; l < room; l++)
-				later[l] = within[l + 1];
-			if (g != (int) group[i])
-				later[0] += within[0];
-			memset(next, 0, sizeof(double) * room);
-			for (int c = 0; c < room; c++)
-			{
-				for (int l = 0; c + l < room; l++)
-					next[c + l] += total[c] * later[l];
-			}
-			memcpy(total, next, sizeof(double) * room);
-		}
-		fewer = 0;
-		for (int c = 0; c < room; c++)
-			fewer += total[c];
-		result += density * fewer;
+		memset(within, 0, sizeof(double) * (step->room + 2));
+		within[0] = 1;
+		for (uint32 k = step->start[g]; k < step->start[g + 1]; k++)
+			count_add(within, step->room + 1, p[k]);
+		for (int l = 0; l < step->room; l++)
+			out[l] = within[l + 1];
+		out[0] += within[0];
 	}
-	return result;
 }
 
 static void
@@ -292,69 +376,168 @@ rendezvous_ownership(const ChashPlacement *placement, int replicas,
 					 bool distinct_zones, double *owned)
 {
 	const RendezvousData *data = placement->data;
+	const double *w = data->weights;
 	int			n = placement->nactive;
 	double		total = 0;
 	double		h = 1.0 / RENDEZVOUS_STEPS_PER_UNIT;
 	int			steps = RENDEZVOUS_HALF_WIDTH * RENDEZVOUS_STEPS_PER_UNIT;
-	uint32	   *group = palloc(sizeof(uint32) * Max(n, 1));
-	int			ngroups = 0;
-	double	   *scratch;
+	ShareStep	step;
+	uint32	   *group;
+	uint32	   *start;
+	uint32	   *members_of;
+	double	   *group_weight;
+	double	   *others;			/* weight of a member's group but it */
+	double	   *sum;
+	double	   *q;
+	double	   *p;
+	double	   *stack;
+	double	   *unit;
+	double	   *later = NULL;
+	double	   *cumulative = NULL;
+	double	   *within = NULL;
+	int			max;
 
 	for (int k = 0; k < placement->spec.nnodes; k++)
 		owned[k] = 0;
 	for (int m = 0; m < n; m++)
-		total += data->weights[m];
+		total += w[m];
 	if (replicas >= n || replicas == 1 ||
 		(data->equal_weights && (!distinct_zones || placement->nzones == n)))
 	{
 		for (int m = 0; m < n; m++)
 			owned[placement->members[m]] = replicas >= n ? 1.0 :
-				replicas == 1 ? data->weights[m] / total :
+				replicas == 1 ? w[m] / total :
 				(double) replicas / n;
-		pfree(group);
 		return;
 	}
 
-	/* groups numbered from 0 over the members */
+	/* groups: the zones (numbered from 0 over the active nodes), or each */
+	memset(&step, 0, sizeof(step));
+	step.replicas = replicas;
+	step.ngroups = distinct_zones ? placement->nzones : n;
+	step.room = replicas - step.ngroups;
+	group = palloc(sizeof(uint32) * n);
+	start = palloc0(sizeof(uint32) * (step.ngroups + 1));
+	members_of = palloc(sizeof(uint32) * n);
+	group_weight = palloc0(sizeof(double) * step.ngroups);
 	for (int m = 0; m < n; m++)
 	{
-		group[m] = ngroups;
-		if (distinct_zones)
-		{
-			for (int e = 0; e < m; e++)
-			{
-				if (placement->zone_of[placement->members[e]] ==
-					placement->zone_of[placement->members[m]])
-				{
-					group[m] = group[e];
-					break;
-				}
-			}
-		}
-		if (group[m] == (uint32) ngroups)
-			ngroups++;
+		group[m] = distinct_zones ? placement->zone_of[placement->members[m]] : m;
+		start[group[m] + 1]++;
+		group_weight[group[m]] += w[m];
+	}
+	for (int g = 0; g < step.ngroups; g++)
+		start[g + 1] += start[g];
+	{
+		uint32	   *at = palloc(sizeof(uint32) * step.ngroups);
+
+		memcpy(at, start, sizeof(uint32) * step.ngroups);
+		for (int m = 0; m < n; m++)
+			members_of[at[group[m]]++] = m;
+		pfree(at);
+	}
+	others = palloc(sizeof(double) * n);
+	for (int m = 0; m < n; m++)
+		others[m] = Max(group_weight[group[m]] - w[m], 0);
+	step.members_of = members_of;
+	step.start = start;
+
+	/* halving needs a level of counts per halving of the groups or members */
+	max = Max(replicas - 1, step.room + 1);
+	stack = palloc(sizeof(double) * (max + 1) * 34);
+	unit = palloc0(sizeof(double) * (max + 1));
+	unit[0] = 1;
+	sum = palloc0(sizeof(double) * n);
+	q = palloc(sizeof(double) * step.ngroups);
+	p = palloc(sizeof(double) * n);
+	step.fewer = palloc(sizeof(double) * step.ngroups);
+	if (step.room > 0)
+	{
+		step.fill = palloc(sizeof(double) * n);
+		later = palloc(sizeof(double) * step.ngroups * step.room);
+		cumulative = palloc(sizeof(double) * step.room);
+		within = palloc(sizeof(double) * (step.room + 2));
 	}
 
-	scratch = palloc(sizeof(double) * (5 * (replicas + 2)));
-	for (int i = 0; i < n; i++)
+	for (int k = -steps; k <= steps; k++)
 	{
-		double		sum = 0;
+		double		x = k * h;
+
+		/* t = exp(pi/2 sinh x), in units of the mean weight's time */
+		double		t = exp(M_PI_2 * sinh(x)) * n / total;
+		double		dt = t * M_PI_2 * cosh(x) * h;
 
 		CHECK_FOR_INTERRUPTS();
-		for (int k = -steps; k <= steps; k++)
+
+		/* picked as the first of its group */
+		for (int g = 0; g < step.ngroups; g++)
+			q[g] = -expm1(-group_weight[g] * t);
+		counts_but_each(q, 0, step.ngroups, unit, replicas - 1, stack,
+						fewer_leaf, &step);
+		for (int m = 0; m < n; m++)
+			sum[m] += w[m] * exp(-(w[m] + others[m]) * t) *
+				step.fewer[group[m]] * dt;
+
+		/* picked to fill up: fewer groups than replicas, not the first */
+		if (step.room <= 0)
+			continue;
+		for (int j = 0; j < n; j++)
+			p[j] = -expm1(-w[members_of[j]] * t);
+		later_counts(&step, p, within, later);
+		for (int g = 0; g < step.ngroups; g++)
 		{
-			double		x = k * h;
+			double	   *all = stack;
 
-			/* t = exp(pi/2 sinh x), in units of the mean weight's time */
-			double		t = exp(M_PI_2 * sinh(x)) * n / total;
-			double		dt = t * M_PI_2 * cosh(x) * h;
+			if (start[g + 1] - start[g] < 2)
+				continue;		/* alone in its group, a member is its first */
+			/* the other groups' later ones, and their cumulative counts */
+			memcpy(all, unit, sizeof(double) * step.room);
+			for (int o = 0; o < step.ngroups; o++)
+			{
+				const double *lo = later + (size_t) o * step.room;
+				double	   *next = all + step.room;
 
-			sum += share_at(placement, group, ngroups, i, replicas, t,
-							scratch) * dt;
+				if (o == g)
+					continue;
+				memset(next, 0, sizeof(double) * step.room);
+				for (int c = 0; c < step.room; c++)
+					for (int l = 0; c + l < step.room; l++)
+						next[c + l] += all[c] * lo[l];
+				memcpy(all, next, sizeof(double) * step.room);
+			}
+			cumulative[0] = all[0];
+			for (int c = 1; c < step.room; c++)
+				cumulative[c] = cumulative[c - 1] + all[c];
+			step.cumulative = cumulative;
+			counts_but_each(p, start[g], start[g + 1], unit, step.room + 1,
+							stack, fill_leaf, &step);
+			for (uint32 j = start[g]; j < start[g + 1]; j++)
+			{
+				uint32		m = members_of[j];
+
+				sum[m] += w[m] * exp(-w[m] * t) * step.fill[m] * dt;
+			}
 		}
-		owned[placement->members[i]] = sum;
 	}
-	pfree(scratch);
+	for (int m = 0; m < n; m++)
+		owned[placement->members[m]] = sum[m];
+	if (step.room > 0)
+	{
+		pfree(within);
+		pfree(cumulative);
+		pfree(later);
+		pfree(step.fill);
+	}
+	pfree(step.fewer);
+	pfree(p);
+	pfree(q);
+	pfree(sum);
+	pfree(unit);
+	pfree(stack);
+	pfree(others);
+	pfree(group_weight);
+	pfree(members_of);
+	pfree(start);
 	pfree(group);
 }
 
@@ -414,13 +597,18 @@ rendezvous_node_points(const ChashRingSpec *spec, int node)
 	return 0;
 }
 
-/* What the scoring of one key needs: "<node>-" and the key, in buf */
+/*
+ * What the scoring of one key needs: "<node>-" and the key, in buf, and the
+ * bytes hashed since the last check for interrupts (a long key is hashed
+ * once a node)
+ */
 typedef struct KeyScoring
 {
 	const ChashPlacement *placement;
 	const unsigned char *key;
 	size_t		len;
 	StringInfoData buf;
+	size_t		work;
 } KeyScoring;
 
 static uint32
@@ -429,6 +617,12 @@ key_score(KeyScoring *ks, uint32 node)
 	const ChashRingSpec *spec = &ks->placement->spec;
 	const ChashNodeSpec *n = &spec->nodes[node];
 
+	ks->work += n->name_utf8_len + 1 + ks->len + CHASH_WORK_PER_NAME;
+	if (ks->work >= CHASH_WORK_PER_INTERRUPT_CHECK)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ks->work = 0;
+	}
 	resetStringInfo(&ks->buf);
 	appendBinaryStringInfo(&ks->buf, n->name_utf8, n->name_utf8_len);
 	appendStringInfoChar(&ks->buf, '-');

@@ -692,6 +692,9 @@ chash_points(PG_FUNCTION_ARGS)
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
+		/* up to CHASH_MAX_RING_POINTS rows: let the caller cancel */
+		if ((j & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
 		resetStringInfo(&label);
 		spec->algorithm->point_label(spec, points[j].node, points[j].vnode,
 									 &label);

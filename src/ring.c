@@ -1190,6 +1190,30 @@ chash_ring_walk_for_zones(const ChashPlacement *ring, uint32 at, int n,
 }
 
 /*
+ * Whether a pick of n by zones from the first norder of a preference order
+ * is the pick from the whole order: n zones are met in it, or every zone is
+ * and it holds n nodes (the rule of chash_ring_walk_for_zones)
+ */
+static bool
+zones_pick_covered(const ChashPlacement *placement, const uint32 *order,
+				   int norder, int n)
+{
+	bool	   *zone_met = palloc0(sizeof(bool) * Max(placement->nzones, 1));
+	int			nzones = 0;
+
+	for (int i = 0; i < norder; i++)
+	{
+		if (!zone_met[placement->zone_of[order[i]]])
+		{
+			zone_met[placement->zone_of[order[i]]] = true;
+			nzones++;
+		}
+	}
+	pfree(zone_met);
+	return nzones >= n || (nzones == placement->nzones && norder >= n);
+}
+
+/*
  * The first n nodes of a position's preference order with distinct zones:
  * chash_zones_pick over the placement's preference order
  */
@@ -1212,8 +1236,20 @@ chash_placement_preference_zones(const ChashPlacement *placement,
 	}
 	else
 	{
-		norder = placement->nactive;
-		chash_placement_preference(placement, position, order, norder);
+		/*
+		 * As much of the order as the pick needs, found by doubling: the
+		 * whole order of a big placement costs what a few copies need not
+		 */
+		norder = n;
+		for (;;)
+		{
+			chash_placement_preference(placement, position, order, norder);
+			if (norder == placement->nactive ||
+				zones_pick_covered(placement, order, norder, n))
+				break;
+			norder = norder > placement->nactive / 2 ?
+				placement->nactive : 2 * norder;
+		}
 	}
 	norder = chash_zones_pick(placement, order, norder, out, n);
 	Assert(norder == n);
