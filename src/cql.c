@@ -166,6 +166,13 @@ chash_cql_key(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("the VARIADIC array of chash_cql_key must not be null")));
 		array = PG_GETARG_ARRAYTYPE_P(0);
+		/* a key's values are a list: deconstruct_array would flatten more */
+		if (ARR_NDIM(array) > 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+					 errmsg("the VARIADIC array of chash_cql_key must have one dimension"),
+					 errdetail("It has %d dimensions.", ARR_NDIM(array)),
+					 errhint("Give the partition key's values as a one-dimensional array, in the order of the key's columns.")));
 		elemtype = ARR_ELEMTYPE(array);
 		get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
 		deconstruct_array(array, elemtype, elmlen, elmbyval, elmalign,

@@ -130,11 +130,20 @@ chash_placement_ownership(const ChashPlacement *placement, int replicas,
 											 distinct_zones, owned);
 }
 
+/* The members from member 'from' on, wrapping: a rotation's order */
+static void
+rotation_order(const ChashPlacement *placement, uint64 from, uint32 *out,
+			   int n)
+{
+	chash_members_from(placement, (uint32) from, out, n);
+}
+
 /*
  * Ownership of placements whose preference order is the members from the
  * owner on, wrapping (modulo, jump): the keys owned by member s,
  * start_share[s] of them, go to the first 'replicas' of the members from s
- * on, picked by zones if asked
+ * on, picked by zones if asked.  Time: members x replicas, or x as much of
+ * the order as the zones need.
  */
 void
 chash_rotation_ownership(const ChashPlacement *placement, int replicas,
@@ -152,12 +161,17 @@ chash_rotation_ownership(const ChashPlacement *placement, int replicas,
 
 		if ((s & 255) == 0)
 			CHECK_FOR_INTERRUPTS();
-		chash_members_from(placement, s, order, n);
 		if (distinct_zones)
 		{
-			chash_zones_pick(placement, order, n, picked, replicas);
+			int			norder = chash_order_for_zones(placement, rotation_order,
+													   (uint64) s, replicas,
+													   order);
+
+			chash_zones_pick(placement, order, norder, picked, replicas);
 			list = picked;
 		}
+		else
+			chash_members_from(placement, s, order, replicas);
 		for (int r = 0; r < replicas; r++)
 			sums[list[r]] += start_share[s];
 	}

@@ -407,6 +407,13 @@ extern int	chash_zones_pick(const ChashPlacement *placement,
 							 const uint32 *order, int norder, uint32 *out,
 							 int n);
 
+/* The first n of a preference order from a position, or from a member */
+typedef void (*ChashOrderFn) (const ChashPlacement *placement, uint64 from,
+							  uint32 *out, int n);
+extern int	chash_order_for_zones(const ChashPlacement *placement,
+								  ChashOrderFn order_fn, uint64 from, int n,
+								  uint32 *order);
+
 /* How much of the hash space each node owns (ownership.c) */
 extern void chash_placement_ownership(const ChashPlacement *placement,
 									  int replicas, bool distinct_zones,

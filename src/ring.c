@@ -1214,6 +1214,30 @@ zones_pick_covered(const ChashPlacement *placement, const uint32 *order,
 }
 
 /*
+ * As much of a computed placement's preference order from 'from' (what
+ * order_fn takes: a position, or a member) as a pick of n by zones needs,
+ * into order (room for the active nodes); returns its length.  Found by
+ * doubling: the whole order of a big placement costs what a few copies
+ * need not.
+ */
+int
+chash_order_for_zones(const ChashPlacement *placement, ChashOrderFn order_fn,
+					  uint64 from, int n, uint32 *order)
+{
+	int			norder = n;
+
+	for (;;)
+	{
+		order_fn(placement, from, order, norder);
+		if (norder == placement->nactive ||
+			zones_pick_covered(placement, order, norder, n))
+			return norder;
+		norder = norder > placement->nactive / 2 ?
+			placement->nactive : 2 * norder;
+	}
+}
+
+/*
  * The first n nodes of a position's preference order with distinct zones:
  * chash_zones_pick over the placement's preference order
  */
@@ -1235,22 +1259,8 @@ chash_placement_preference_zones(const ChashPlacement *placement,
 		pfree(seen);
 	}
 	else
-	{
-		/*
-		 * As much of the order as the pick needs, found by doubling: the
-		 * whole order of a big placement costs what a few copies need not
-		 */
-		norder = n;
-		for (;;)
-		{
-			chash_placement_preference(placement, position, order, norder);
-			if (norder == placement->nactive ||
-				zones_pick_covered(placement, order, norder, n))
-				break;
-			norder = norder > placement->nactive / 2 ?
-				placement->nactive : 2 * norder;
-		}
-	}
+		norder = chash_order_for_zones(placement, chash_placement_preference,
+									   position, n, order);
 	norder = chash_zones_pick(placement, order, norder, out, n);
 	Assert(norder == n);
 	pfree(order);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Unit tests of chash's ring code outside the server: sorting points, and
 # finding owners on rings of chosen positions (test/unit/ring_test.c), and
-# the rendezvous placement's preference lists, zones and ownership, and the
-# interrupt checks of its costly calls (test/unit/rendezvous_test.c), against
-# plain references.  The ring code is compiled here from src/ with
+# the costly calls of computed placements: preference lists, zone picks and
+# ownership, and their checks for interrupts (test/unit/placement_test.c),
+# against plain references.  The ring code is compiled here from src/ with
 # AddressSanitizer and UBSan, so that a read past a ring's arrays fails the
 # suite even where it happens to give the right owner.  Needs gcc and
 # PostgreSQL's server headers and frontend libraries (libpgcommon.a,
@@ -17,7 +17,7 @@ libs=$(PG_CONFIG=$pg_config test/pgcommon-dir.sh)
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-unit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-for t in ring_test rendezvous_test; do
+for t in ring_test placement_test; do
 	gcc -O1 -g -Wall -ffp-contract=off -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-I"$("$pg_config" --includedir-server)" -Isrc -o "$work/$t" \
 		"test/unit/$t.c" test/unit/server_stubs.c \
@@ -26,4 +26,4 @@ for t in ring_test rendezvous_test; do
 done
 # rings are never freed in the tests: no leak report
 ASAN_OPTIONS=detect_leaks=0 "$work/ring_test"
-ASAN_OPTIONS=detect_leaks=0 "$work/rendezvous_test"
+ASAN_OPTIONS=detect_leaks=0 "$work/placement_test"

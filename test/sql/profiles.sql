@@ -588,6 +588,7 @@ SELECT pg_temp.expect_error($$SELECT chash_cql_key(1.5)$$);
 SELECT pg_temp.expect_error($$SELECT chash_cql_key(VARIADIC NULL::integer[])$$);
 SELECT pg_temp.expect_error($$SELECT chash_cql_key(VARIADIC '{}'::integer[])$$);
 SELECT pg_temp.expect_error($$SELECT chash_cql_key(VARIADIC ARRAY[1, NULL])$$);
+SELECT pg_temp.expect_error($$SELECT chash_cql_key(VARIADIC ARRAY[[1, 2], [3, 4]])$$);
 
 -- A ring of two data centres' nodes, one ring a data centre
 SELECT chash_ring_create('cass_dc1', profile => 'cassandra'),

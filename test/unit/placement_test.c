@@ -1,6 +1,6 @@
 /*
- * rendezvous_test.c
- *		Unit tests of the rendezvous placement's costly calls, run outside
+ * placement_test.c
+ *		Unit tests of the costly calls of computed placements, run outside
  *		the server (make test, through test/scripts/unit.sh):
  *
  *	- preference lists (chash_lookup_n) against a sort of every member by
@@ -9,6 +9,9 @@
  *	- preference lists by zones against chash_zones_pick over the whole
  *	  order, on rendezvous, jump and maglev placements, which now compute
  *	  only as much of the order as the pick needs;
+ *	- ownership by zones of rotations (modulo, jump: the members from the
+ *	  owner on) against the pick from each member's whole order, now that
+ *	  they take only as much of it as the zones need;
  *	- ownership with replicas (chash_ownership) against its integral
  *	  written again plainly here, member by member (groups x members a
  *	  step, where the placement halves), with and without zones, and with
@@ -19,7 +22,7 @@
  *	  node) by the bytes hashed, so before each node's hash of a long key
  *	  (server_stubs.c counts the checks).
  *
- *   rendezvous_test [SEED]
+ *   placement_test [SEED]
  *
  * Prints a line per part and a total; exits 1 if any check failed.
  */
@@ -53,7 +56,7 @@ check(bool ok, const char *what, double a, double b)
 {
 	checks++;
 	if (!ok && failures++ < 20)
-		fprintf(stderr, "rendezvous_test: FAILED %s (%.17g, %.17g)\n", what,
+		fprintf(stderr, "placement_test: FAILED %s (%.17g, %.17g)\n", what,
 				a, b);
 }
 
@@ -202,6 +205,42 @@ test_zones(const char *algorithm, const char *hash, int n, int nzones)
 	pfree(out);
 	pfree(want);
 	pfree(all);
+}
+
+/*
+ * Ownership of a rotation by zones against the pick from each member's
+ * whole order: member s's keys (its share with one replica) go to the
+ * nodes picked from the members from s on
+ */
+static void
+test_rotation_zones(const char *algorithm, int n, int nzones, int replicas)
+{
+	ChashPlacement *p = make_placement(algorithm, "xxh3_64", NULL, n, false,
+									   nzones);
+	double	   *one = palloc(sizeof(double) * n);
+	double	   *owned = palloc(sizeof(double) * n);
+	double	   *ref = palloc0(sizeof(double) * n);
+	uint32	   *order = palloc(sizeof(uint32) * n);
+	uint32	   *picked = palloc(sizeof(uint32) * replicas);
+	bool		same = true;
+
+	chash_placement_ownership(p, 1, false, one);
+	chash_placement_ownership(p, replicas, true, owned);
+	for (int s = 0; s < n; s++)
+	{
+		chash_members_from(p, s, order, n);
+		chash_zones_pick(p, order, n, picked, replicas);
+		for (int r = 0; r < replicas; r++)
+			ref[picked[r]] += one[p->members[s]];
+	}
+	for (int k = 0; k < n; k++)
+		same &= fabs(owned[k] - ref[k]) <= 1e-12;
+	check(same, "rotation ownership by zones", n, replicas);
+	pfree(picked);
+	pfree(order);
+	pfree(ref);
+	pfree(owned);
+	pfree(one);
 }
 
 /* Add one event of probability q to counts[0..max], dropping the rest */
@@ -359,14 +398,14 @@ test_interrupt_checks(void)
 	/* ownership: each of the integral's 257 steps */
 	got = COUNT_CHECKS(chash_placement_ownership(p, 3, false, owned));
 	check(got >= 257, "ownership checks every step", got, 257);
-	printf("rendezvous_test: ownership of 60 weighted members, 3 replicas: %ld interrupt checks\n",
+	printf("placement_test: ownership of 60 weighted members, 3 replicas: %ld interrupt checks\n",
 		   got);
 
 	/* a preference list: every 4,096 members */
 	got = COUNT_CHECKS(chash_placement_preference(big, rnd(), out, 3));
 	check(got >= 100000 / 4096, "preference checks by members", got,
 		  100000 / 4096);
-	printf("rendezvous_test: 3 of 100,000 members: %ld interrupt checks\n",
+	printf("placement_test: 3 of 100,000 members: %ld interrupt checks\n",
 		   got);
 
 	/*
@@ -380,7 +419,7 @@ test_interrupt_checks(void)
 	got = COUNT_CHECKS(keyed->spec.algorithm->key_preference(keyed, key, len,
 															 out));
 	check(got >= 100 - 1, "keyed preference checks a node", got, 100 - 1);
-	printf("rendezvous_test: keyed lookup of a 4 MB key on 100 nodes: %ld interrupt checks\n",
+	printf("placement_test: keyed lookup of a 4 MB key on 100 nodes: %ld interrupt checks\n",
 		   got);
 	pfree(key);
 	pfree(out);
@@ -403,7 +442,7 @@ main(int argc, char **argv)
 		for (int s = 0; s < lengthof(sizes); s++)
 			test_preference(sizes[s], w);
 	}
-	printf("rendezvous_test: %-12s %ld checks\n", "preference", checks - before);
+	printf("placement_test: %-12s %ld checks\n", "preference", checks - before);
 
 	before = checks;
 	test_zones("rendezvous", "xxh3_64", 30, 3);
@@ -411,7 +450,12 @@ main(int argc, char **argv)
 	test_zones("rendezvous", "xxh3_64", 9, 9);
 	test_zones("jump", "xxh3_64", 40, 4);
 	test_zones("maglev", "xxh3_64", 25, 5);
-	printf("rendezvous_test: %-12s %ld checks\n", "zones", checks - before);
+	test_rotation_zones("modulo", 30, 4, 3);
+	test_rotation_zones("modulo", 50, 7, 6);
+	test_rotation_zones("jump", 40, 3, 2);
+	test_rotation_zones("jump", 12, 12, 5);
+	test_rotation_zones("jump", 20, 2, 4);	/* fewer zones than replicas */
+	printf("placement_test: %-12s %ld checks\n", "zones", checks - before);
 
 	before = checks;
 	test_ownership(5, 0, false, 2);
@@ -422,9 +466,9 @@ main(int argc, char **argv)
 	test_ownership(7, 2, true, 3);	/* fewer zones than replicas */
 	test_ownership(10, 3, true, 5);
 	test_ownership(10, 3, false, 4);	/* zones, not distinct */
-	printf("rendezvous_test: %-12s %ld checks\n", "ownership", checks - before);
+	printf("placement_test: %-12s %ld checks\n", "ownership", checks - before);
 
 	test_interrupt_checks();
-	printf("rendezvous_test: %ld checks, %ld failed\n", checks, failures);
+	printf("placement_test: %ld checks, %ld failed\n", checks, failures);
 	return failures == 0 ? 0 : 1;
 }
