@@ -24,7 +24,8 @@ typedef struct ChashHashFunction
 	int			bits;
 	ChashHashFn fn;
 	const char *description;
-	bool		needs_utf8;		/* input must be UTF-8 (the Java hashes) */
+	bool		needs_utf8;		/* input must be UTF-8 (the hashes of a
+								 * client's strings: Java's, Python's) */
 	bool		integer_keys;	/* takes decimal integers only (identity) */
 
 	/*

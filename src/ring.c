@@ -113,7 +113,7 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
 				 errmsg("vnode_name of ring \"%s\" is not valid UTF-8", spec->name),
-				 errdetail("Hash function \"%s\" hashes names as Java strings, which hold UTF-8 text only.",
+				 errdetail("Hash function \"%s\" hashes a name's characters, as the client's own strings hold them, and takes UTF-8 text only.",
 						   spec->hash->name)));
 
 	if (spec->algorithm->names_hashed && spec->hash->integer_keys)
@@ -171,7 +171,7 @@ chash_refuse_variant(const ChashRingSpec *spec)
 	if (spec->variant != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("ketama_variant applies to ketama and jump rings only"),
+				 errmsg("ketama_variant applies to ketama, jump, haproxy, maglev and rendezvous rings only"),
 				 errdetail("Ring \"%s\" uses algorithm \"%s\".",
 						   spec->name, spec->algorithm->name)));
 }
@@ -330,7 +330,7 @@ chash_ring_check_node(const ChashRingSpec *spec, const ChashNodeSpec *node)
 				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
 				 errmsg("node name \"%s\" is not valid UTF-8",
 						chash_message_name(node->name, node->name_len)),
-				 errdetail("Ring \"%s\" places its points with \"%s\", which hashes names as Java strings, which hold UTF-8 text only.",
+				 errdetail("Ring \"%s\" hashes node names with \"%s\", which hashes a name's characters, as the client's own strings hold them, and takes UTF-8 text only.",
 						   spec->name, spec->hash->name),
 				 errhint("Name the node in UTF-8.")));
 }
