@@ -141,10 +141,15 @@ if grep -q "user='postgres'\|user=postgres" <<<"$conninfo" && ! grep -q "spy" <<
 else
 	fail "the subscriptions' connection: $conninfo"
 fi
-# a subscription's worker connects a moment after it is made (seconds on
-# a crowded machine): wait for the source's WAL sender
-wait_for "a WAL sender on shard1" shard 1 -c "SELECT count(*) > 0 FROM pg_stat_replication"
-walsenders=$(shard 1 -c "SELECT coalesce(string_agg(DISTINCT usename, ','), 'none') FROM pg_stat_replication")
+# the roles of the first WAL senders seen: a subscription's workers connect
+# a moment after it is made, and a table's copy has one of its own that
+# ends with the copy (seconds apart on a crowded machine)
+walsenders=none
+for i in $(seq 1 600); do
+	walsenders=$(shard 1 -c "SELECT coalesce(string_agg(DISTINCT usename, ','), 'none') FROM pg_stat_replication")
+	[ "$walsenders" = none ] || break
+	sleep 0.1
+done
 check "the roles of the sources' WAL senders" "$walsenders" postgres
 wait_for "the switch, with the cleanup waiting" coord -c "SELECT count(*) = 1 FROM chash.online_moves WHERE step = 'switched'"
 ok "the move was not blocked by the advisory lock nobody holds"
