@@ -1582,11 +1582,14 @@ $$;
  * One subscription per pair of nodes, of the table and of the source's
  * marker, on a slot made beforehand on the source: then the subscriptions
  * of a destination can be made in one transaction, and PostgreSQL starts
- * them together rather than one each wal_retrieve_retry_interval.  From PostgreSQL 16 on they apply rows as
- * the table's owner (run_as_owner = false); from 15 on an error disables
- * them, which the waits report.
+ * them together rather than one each wal_retrieve_retry_interval.  From
+ * PostgreSQL 16 on they apply rows as the table's owner (run_as_owner =
+ * false); from 15 on an error disables them, which the waits report.
+ * Unless the move is fresh, a pair's subscription may have been made and
+ * dropped (a stalled copy, an operator): it is made again only once the
+ * rows it copied are deleted.
  */
-CREATE FUNCTION chash.move_subscribe(mv chash.online_moves, shards jsonb) RETURNS void
+CREATE FUNCTION chash.move_subscribe(mv chash.online_moves, shards jsonb, fresh boolean) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1597,12 +1600,13 @@ DECLARE
 	make text;
 	enable text;
 	sub text;
+	deleted bigint;
 BEGIN
 	FOR d IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x
 			 WHERE (x.value->>'destination')::boolean ORDER BY x.key LOOP
 		make := '';
 		enable := '';
-		FOR p IN SELECT q.pair, q.from_node, n.conninfo FROM chash.online_move_pairs q
+		FOR p IN SELECT q.pair, q.from_node, q.ranges, n.conninfo, n.ordinal FROM chash.online_move_pairs q
 				 JOIN chash.online_move_nodes n ON n.move_id = q.move_id AND n.node = q.from_node
 				 WHERE q.move_id = mv.move_id AND q.to_node = d.node ORDER BY q.pair LOOP
 			sub := chash.move_object(mv.token, '_' || p.pair);
@@ -1610,6 +1614,17 @@ BEGIN
 			CASE chash.move_remote(d.shard->>'conn', format(
 					'SELECT coalesce((SELECT s.subenabled::pg_catalog.text FROM pg_catalog.pg_subscription s WHERE s.subname = %L), ''none'')', sub))
 			WHEN 'none' THEN
+				-- a pair's subscription made before and dropped since: what
+				-- it had copied goes first, or its new copy would collide
+				IF NOT fresh THEN
+					deleted := chash.move_delete_rows(mv, d.shard, p.ranges, false);
+					PERFORM chash.move_remote(d.shard->>'conn', format('DELETE FROM %s; SELECT 1',
+						chash.move_obj(d.shard, mv.token, '_mark_' || p.ordinal)));
+					IF deleted > 0 THEN
+						RAISE NOTICE 'chash move %: % rows an earlier copy from node "%" had left on node "%" deleted',
+							mv.move_id, deleted, chash.message_name(p.from_node), chash.message_name(d.node);
+					END IF;
+				END IF;
 				PERFORM chash.move_remote(s->>'conn', format(
 					'SELECT count(pg_catalog.pg_create_logical_replication_slot(%1$L, ''pgoutput''))'
 					' WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_replication_slots WHERE slot_name = %1$L)', sub));
@@ -1670,6 +1685,63 @@ BEGIN
 END
 $$;
 
+/*
+ * Starts again the copies that cannot end.  PostgreSQL's table copy drops
+ * its slot on the source before it commits, on the destination, that the
+ * copy is done: a destination that stops in between keeps the table in
+ * state f (copied, catching up) with no slot to catch up from, and its
+ * sync worker fails on the missing slot every wal_retrieve_retry_interval
+ * for ever.  A pair seen so for 5 s (a sync worker commits at once after
+ * the drop) loses its subscription and slots, and move_subscribe deletes
+ * the rows it copied and makes it again.  suspects maps each subscription
+ * seen so to when it was first seen; the new map is returned.
+ */
+CREATE FUNCTION chash.move_recopy_stalled(mv chash.online_moves, shards jsonb, deadline timestamptz,
+										  suspects jsonb) RETURNS jsonb
+	LANGUAGE plpgsql VOLATILE STRICT
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	d record;
+	p record;
+	copied jsonb;
+	seen jsonb := '{}';
+	redo boolean := false;
+BEGIN
+	FOR d IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x
+			 WHERE (x.value->>'destination')::boolean ORDER BY x.key LOOP
+		copied := chash.move_remote(d.shard->>'conn', format(
+			'SELECT coalesce(pg_catalog.json_agg(pg_catalog.json_build_object(''sub'', s.subname, ''slot'','
+			' pg_catalog.format(''pg_%%s_sync_%%s_%%s'', s.oid, r.srrelid,'
+			' (SELECT c.system_identifier FROM pg_catalog.pg_control_system() c)))), ''[]'')::pg_catalog.text'
+			' FROM pg_catalog.pg_subscription s JOIN pg_catalog.pg_subscription_rel r ON r.srsubid = s.oid'
+			' WHERE s.subname LIKE %L AND r.srsubstate = ''f''',
+			replace(chash.move_object(mv.token, '_'), '_', '\_') || '%'))::jsonb;
+		FOR p IN SELECT q.pair, q.from_node, c.sub, c.slots
+				 FROM chash.online_move_pairs q
+				 JOIN (SELECT e->>'sub' AS sub, array_agg(e->>'slot' ORDER BY e->>'slot') AS slots
+					   FROM jsonb_array_elements(copied) e GROUP BY 1) c
+				   ON c.sub = chash.move_object(mv.token, '_' || q.pair)
+				 WHERE q.move_id = mv.move_id AND q.to_node = d.node ORDER BY q.pair LOOP
+			CONTINUE WHEN chash.move_remote(shards->p.from_node->>'conn', format(
+				'SELECT pg_catalog.count(*) FROM pg_catalog.unnest(%L::pg_catalog.text[]) n'
+				' WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_replication_slots s WHERE s.slot_name = n)', p.slots)) = '0';
+			seen := seen || jsonb_build_object(p.sub, coalesce(suspects->>p.sub, clock_timestamp()::text));
+			CONTINUE WHEN clock_timestamp() - (seen->>p.sub)::timestamptz < interval '5 s';
+			RAISE NOTICE 'chash move %: the copy from node "%" to node "%" has lost its slot (%) and starts again',
+				mv.move_id, chash.message_name(p.from_node), chash.message_name(d.node), array_to_string(p.slots, ', ');
+			PERFORM chash.move_drop_streams(mv, shards, deadline, p.pair);
+			seen := seen - p.sub;
+			redo := true;
+		END LOOP;
+	END LOOP;
+	IF redo THEN
+		PERFORM chash.move_subscribe(mv, shards, false);
+	END IF;
+	RETURN seen;
+END
+$$;
+
 -- Waits until every subscription of the move has copied its tables
 CREATE FUNCTION chash.move_wait_copies(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS void
 	LANGUAGE plpgsql VOLATILE STRICT
@@ -1678,10 +1750,16 @@ CREATE FUNCTION chash.move_wait_copies(mv chash.online_moves, shards jsonb, dead
 DECLARE
 	started timestamptz := clock_timestamp();
 	told timestamptz := clock_timestamp();
+	looked timestamptz := clock_timestamp();
+	suspects jsonb := '{}';
 	d record;
 	copying text;
 BEGIN
 	LOOP
+		IF clock_timestamp() - looked >= interval '1 s' THEN
+			suspects := chash.move_recopy_stalled(mv, shards, deadline, suspects);
+			looked := clock_timestamp();
+		END IF;
 		copying := '';
 		FOR d IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x
 				 WHERE (x.value->>'destination')::boolean ORDER BY x.key LOOP
@@ -2163,12 +2241,15 @@ END
 $$;
 
 /*
- * Removes a move's streams: on each destination its subscriptions (their
- * slots detached first, so that each step can be repeated), then on each
- * source their slots, and those of copies that were cut short, once
- * their senders have gone.
+ * Removes a move's streams, or one pair's (only_pair): on each destination
+ * its subscriptions (their slots detached first, so that each step can be
+ * repeated), then on each source their slots, and those of copies that
+ * were cut short, once their senders have gone.  A copy's slot is named
+ * by the subscription's oid, the table's and the destination's system
+ * identifier, which tells it from another destination's.
  */
-CREATE FUNCTION chash.move_drop_streams(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS void
+CREATE FUNCTION chash.move_drop_streams(mv chash.online_moves, shards jsonb, deadline timestamptz,
+										only_pair integer) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2176,15 +2257,23 @@ DECLARE
 	d record;
 	s record;
 	subs text;
-	oids jsonb := '[]';
-	pattern text := replace(chash.move_object(mv.token, '_'), '_', '\_') || '%';
+	got jsonb;
+	copies text[] := '{}';
+	pattern text := replace(chash.move_object(mv.token, '_' || coalesce(only_pair::text, '')), '_', '\_')
+		|| CASE WHEN only_pair IS NULL THEN '%' ELSE '' END;
 	slots text;
 BEGIN
 	FOR d IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x
-			 WHERE (x.value->>'destination')::boolean ORDER BY x.key LOOP
-		oids := oids || chash.move_remote(d.shard->>'conn', format(
-			'SELECT coalesce(pg_catalog.json_agg(s.oid::pg_catalog.text), ''[]'')::pg_catalog.text'
+			 WHERE (x.value->>'destination')::boolean
+			   AND (only_pair IS NULL OR x.key = (SELECT p.to_node FROM chash.online_move_pairs p
+												  WHERE p.move_id = mv.move_id AND p.pair = only_pair))
+			 ORDER BY x.key LOOP
+		got := chash.move_remote(d.shard->>'conn', format(
+			'SELECT pg_catalog.json_build_object(''system'', (SELECT c.system_identifier::pg_catalog.text FROM pg_catalog.pg_control_system() c),'
+			' ''oids'', coalesce(pg_catalog.json_agg(s.oid::pg_catalog.text), ''[]''))::pg_catalog.text'
 			' FROM pg_catalog.pg_subscription s WHERE s.subname LIKE %L', pattern))::jsonb;
+		copies := copies || ARRAY(SELECT 'pg\_' || o || '\_sync\_%\_' || (got->>'system')
+								  FROM jsonb_array_elements_text(got->'oids') o);
 		subs := chash.move_remote(d.shard->>'conn', format(
 			'SELECT coalesce(pg_catalog.string_agg(pg_catalog.format(''ALTER SUBSCRIPTION %%1$I DISABLE;'
 			' ALTER SUBSCRIPTION %%1$I SET (slot_name = NONE); DROP SUBSCRIPTION %%1$I;'', s.subname), '' ''), '''')'
@@ -2194,9 +2283,11 @@ BEGIN
 		END IF;
 	END LOOP;
 	FOR s IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x
-			 WHERE (x.value->>'source')::boolean ORDER BY x.key LOOP
-		slots := format('(slot_name LIKE %L OR slot_name LIKE ANY (%L::pg_catalog.text[]))', pattern,
-						(SELECT coalesce(array_agg('pg\_' || o || '\_sync\_%'), '{}') FROM jsonb_array_elements_text(oids) o));
+			 WHERE (x.value->>'source')::boolean
+			   AND (only_pair IS NULL OR x.key = (SELECT p.from_node FROM chash.online_move_pairs p
+												  WHERE p.move_id = mv.move_id AND p.pair = only_pair))
+			 ORDER BY x.key LOOP
+		slots := format('(slot_name LIKE %L OR slot_name LIKE ANY (%L::pg_catalog.text[]))', pattern, copies);
 		WHILE chash.move_remote(s.shard->>'conn', format(
 				'SELECT pg_catalog.count(*) FROM pg_catalog.pg_replication_slots WHERE %s AND active', slots)) <> '0' LOOP
 			IF clock_timestamp() >= deadline THEN
@@ -2242,12 +2333,14 @@ BEGIN
 	  AND (n.node = move_drop_objects.node OR EXISTS (SELECT FROM chash.online_move_pairs p
 													WHERE p.move_id = n.move_id AND p.from_node = n.node
 													  AND p.to_node = move_drop_objects.node));
-	PERFORM chash.move_remote(shard->>'conn', format(
+	-- the tables' last writers may still be open: tried as DDL on a table is
+	PERFORM chash.move_ddl(shard->>'conn', format(
 		'DROP PUBLICATION IF EXISTS %I, %I; DROP FUNCTION IF EXISTS %s(); %s %s SELECT 1',
 		chash.move_object(tok, ''), chash.move_object(tok, '_mark'), chash.move_obj(shard, tok, '_keep'), marks,
 		CASE WHEN with_fence THEN format('DROP FUNCTION IF EXISTS %s(), %s(); DROP TABLE IF EXISTS %s; DROP SEQUENCE IF EXISTS %s;',
 										 chash.move_obj(shard, tok, '_fence'), chash.move_obj(shard, tok, '_truncate'),
-										 chash.move_obj(shard, tok, '_changes'), chash.move_obj(shard, tok, '_state')) ELSE '' END));
+										 chash.move_obj(shard, tok, '_changes'), chash.move_obj(shard, tok, '_state')) ELSE '' END),
+		node, deadline);
 END
 $$;
 
@@ -2348,7 +2441,8 @@ REVOKE ALL ON FUNCTION chash.move_reach(chash.online_moves, boolean, interval, b
 	chash.move_obj(jsonb, text, text), chash.move_state_sql(jsonb, text, text),
 	chash.move_set_fences(chash.online_moves, jsonb, text),
 	chash.move_make_objects(chash.online_moves, jsonb, timestamptz),
-	chash.move_subscribe(chash.online_moves, jsonb), chash.move_check_streams(chash.online_moves, jsonb),
+	chash.move_subscribe(chash.online_moves, jsonb, boolean), chash.move_check_streams(chash.online_moves, jsonb),
+	chash.move_recopy_stalled(chash.online_moves, jsonb, timestamptz, jsonb),
 	chash.move_wait_copies(chash.online_moves, jsonb, timestamptz),
 	chash.move_barrier(chash.online_moves, jsonb, timestamptz),
 	chash.move_sums(chash.online_moves, jsonb, int8multirange, boolean, jsonb, integer[]),
@@ -2359,7 +2453,7 @@ REVOKE ALL ON FUNCTION chash.move_reach(chash.online_moves, boolean, interval, b
 	chash.move_cutover(chash.online_moves, jsonb, jsonb, interval),
 	chash.move_wait_quiet(chash.online_moves, jsonb, interval, timestamptz),
 	chash.move_delete_rows(chash.online_moves, jsonb, int8multirange, boolean),
-	chash.move_drop_streams(chash.online_moves, jsonb, timestamptz),
+	chash.move_drop_streams(chash.online_moves, jsonb, timestamptz, integer),
 	chash.move_drop_objects(chash.online_moves, text, jsonb, boolean, timestamptz),
 	chash.move_wait_older(chash.online_moves, timestamptz), chash.move_running(chash.online_moves),
 	chash.move_take(text, regclass) FROM PUBLIC;
@@ -2612,7 +2706,7 @@ BEGIN
 		RAISE NOTICE 'chash move %: streaming the moving rows of % (% pairs of nodes)', mv.move_id, relation,
 			(SELECT count(*) FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id);
 		PERFORM chash.move_make_objects(mv, shards, deadline);
-		PERFORM chash.move_subscribe(mv, shards);
+		PERFORM chash.move_subscribe(mv, shards, fresh);
 		PERFORM chash.move_wait_copies(mv, shards, deadline);
 		-- the keys changed so far are in the full comparison
 		PERFORM chash.move_claim(mv, shards, '{}', 0);
@@ -2711,7 +2805,7 @@ BEGIN
 			' THEN pg_catalog.setval(%1$L::pg_catalog.regclass, 2) END::pg_catalog.text FROM %1$s s',
 			chash.move_obj(nd.shard, mv.token, '_state')));
 	END LOOP;
-	PERFORM chash.move_drop_streams(mv, shards, deadline);
+	PERFORM chash.move_drop_streams(mv, shards, deadline, NULL);
 	FOR nd IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x ORDER BY x.key LOOP
 		PERFORM chash.move_drop_objects(mv, nd.node, nd.shard, false, deadline);
 	END LOOP;
@@ -2783,7 +2877,7 @@ BEGIN
 	COMMIT;
 	PERFORM pg_catalog.set_config('search_path', pin, true);
 	ended := chash.move_lower_fences(mv, shards);
-	PERFORM chash.move_drop_streams(mv, shards, deadline);
+	PERFORM chash.move_drop_streams(mv, shards, deadline, NULL);
 	FOR nd IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x ORDER BY x.key LOOP
 		IF NOT (nd.shard->>'missing')::boolean THEN
 			PERFORM chash.move_drop_objects(mv, nd.node, nd.shard, true, deadline);
