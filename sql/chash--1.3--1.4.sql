@@ -71,6 +71,10 @@ CREATE FUNCTION chash.check_redis_ring(ring text, format text)
 DECLARE
 	cfg record;
 BEGIN
+	IF ring IS NULL OR format IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring and format must not be null';
+	END IF;
 	SELECT c.algorithm, c.table_size, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO cfg
 	FROM chash.ring_config c WHERE c.ring = check_redis_ring.ring;
 	IF NOT FOUND THEN
@@ -108,6 +112,16 @@ CREATE FUNCTION chash.replace_redis_masters(ring text, names text[], states text
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
+	IF ring IS NULL OR names IS NULL OR states IS NULL OR slot_lists IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring, names, states and slot_lists must not be null';
+	END IF;
+	IF cardinality(states) <> cardinality(names) OR cardinality(slot_lists) <> cardinality(names) THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'names, states and slot_lists must have as many elements',
+			DETAIL = format('names has %s, states %s and slot_lists %s.',
+							cardinality(names), cardinality(states), cardinality(slot_lists));
+	END IF;
 	DELETE FROM chash.node_config n
 	WHERE n.ring = replace_redis_masters.ring AND NOT (n.node = ANY (names));
 	INSERT INTO chash.node_config AS n (ring, node, state, slots)
@@ -140,6 +154,10 @@ DECLARE
 	states text[] := '{}';
 	slot_lists text[] := '{}';
 BEGIN
+	IF ring IS NULL OR input IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring and input must not be null';
+	END IF;
 	PERFORM chash.check_redis_ring(ring, 'redis_cluster_nodes');
 
 	-- one line a node: id address flags master ping-sent pong-recv
@@ -246,6 +264,10 @@ DECLARE
 	states text[] := '{}';
 	slot_lists text[] := '{}';
 BEGIN
+	IF ring IS NULL OR input IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring and input must not be null';
+	END IF;
 	PERFORM chash.check_redis_ring(ring, 'redis_cluster_shards');
 	BEGIN
 		doc := input::jsonb;
@@ -355,6 +377,10 @@ DECLARE
 	zones text[];
 	token_lists text[];
 BEGIN
+	IF ring IS NULL OR input IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring and input must not be null';
+	END IF;
 	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash INTO cfg
 	FROM chash.ring_config c WHERE c.ring = import_nodetool_ring.ring;
 	IF NOT FOUND THEN
@@ -659,6 +685,72 @@ SELECT md5(concat_ws(' ', r.algorithm, r.hash, coalesce(r.key_hash, r.hash), r.v
 FROM chash.ring_config r WHERE r.ring = routing_fingerprint.ring
 $$;
 
+-- Helpers any role may call refuse NULLs, or give none, rather than
+-- guess: a NULL dialect was MySQL's, a NULL key type a text key's
+CREATE OR REPLACE FUNCTION chash.migration_target(ring text, node text, relname name, dialect text)
+	RETURNS text
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	target text;
+	parts text[];
+BEGIN
+	IF ring IS NULL OR node IS NULL OR relname IS NULL OR dialect IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring, node, relname and dialect must not be null';
+	END IF;
+	IF dialect NOT IN ('postgresql', 'mysql') THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown dialect "%s"', chash.message_name(dialect)),
+			HINT = 'Valid dialects are "postgresql" and "mysql".';
+	END IF;
+	SELECT n.target INTO target FROM chash.node_config n
+	WHERE n.ring = migration_target.ring AND n.node = migration_target.node;
+	IF target IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = format('node "%s" of ring "%s" has no target', chash.message_name(node), chash.message_name(ring)),
+			HINT = 'Say where its rows live with chash_node_set(ring, node, target => ...).';
+	END IF;
+	IF dialect = 'postgresql' THEN
+		-- a schema, or a schema-qualified table, as SQL names them
+		parts := parse_ident(target);
+		IF cardinality(parts) = 1 THEN
+			RETURN format('%I.%I', parts[1], relname);
+		ELSIF cardinality(parts) = 2 THEN
+			RETURN format('%I.%I', parts[1], parts[2]);
+		END IF;
+	ELSE
+		-- MySQL: a database, or database.table
+		parts := string_to_array(target, '.');
+		IF cardinality(parts) = 1 THEN
+			parts := parts || relname::text;
+		END IF;
+		IF cardinality(parts) = 2 AND parts[1] <> '' AND parts[2] <> '' THEN
+			RETURN format('`%s`.`%s`', replace(parts[1], '`', '``'), replace(parts[2], '`', '``'));
+		END IF;
+	END IF;
+	RAISE EXCEPTION USING
+		ERRCODE = 'invalid_parameter_value',
+		MESSAGE = format('target "%s" of node "%s" of ring "%s" is not a table',
+						 chash.message_name(target), chash.message_name(node), chash.message_name(ring)),
+		HINT = CASE dialect WHEN 'postgresql' THEN 'A PostgreSQL target is a schema or a schema-qualified table.'
+			   ELSE 'A MySQL target is a database or database.table.' END;
+END
+$$;
+-- (not STRICT: a strict call with a NULL constant would not evaluate
+-- chash.key_column_type, which names the NULL argument)
+CREATE OR REPLACE FUNCTION chash.key_expr(key_column name, key_type regtype)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT CASE WHEN key_type IS NULL THEN NULL
+			WHEN key_type = 'bytea'::regtype THEN quote_ident(key_column)
+			ELSE quote_ident(key_column) || '::text' END
+$$;
+
 -- MySQL cannot compute a tagged key's hash the way chash does it:
 -- the plans of tagged rings list their keys
 CREATE OR REPLACE FUNCTION chash.mysql_node_rows(ring text, node text, key_mysql text) RETURNS text
@@ -670,8 +762,16 @@ DECLARE
 	hashed text;
 	slot text;
 BEGIN
+	IF ring IS NULL OR key_mysql IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring and key_mysql must not be null';
+	END IF;
 	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.table_size, c.hash_tag INTO r
 	FROM chash.ring_config c WHERE c.ring = mysql_node_rows.ring;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring));
+	END IF;
 	IF r.hash_tag IS NOT NULL THEN
 		RETURN NULL;
 	END IF;

@@ -50,8 +50,7 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 	const ChashPlacement *ring;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int32		replicas;
-	bool		require_active = PG_NARGS() > 2 && !PG_ARGISNULL(2) &&
-		PG_GETARG_BOOL(2);
+	bool		require_active;
 	bool		distinct_zones;
 	double	   *owned;
 	double	   *expected;
@@ -64,10 +63,15 @@ chash_ring_ownership_sql(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("replicas must not be null")));
+	if (PG_NARGS() > 2 && PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("require_active must not be null")));
 	if (PG_NARGS() > 3 && PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("distinct_zones must not be null")));
+	require_active = PG_NARGS() > 2 && PG_GETARG_BOOL(2);
 	distinct_zones = PG_NARGS() > 3 && PG_GETARG_BOOL(3);
 	ring = report_ring(fcinfo);
 	replicas = PG_GETARG_INT32(1);

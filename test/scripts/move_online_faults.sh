@@ -110,13 +110,24 @@ noticed() { grep -q -- "$1" "$2" && echo t; }
 step() { coord -c "SELECT coalesce((SELECT step FROM chash.online_moves WHERE from_ring = 'users' AND step <> 'done'), 'none')"; }
 # a key of ring users on node $1 that ring $2 puts on node $3, not one the writers touch
 key_of() { coord -c "SELECT g FROM generate_series($4, $5) g WHERE chash_lookup('users', g::text) = '$1' AND chash_lookup('$2', g::text) = '$3' LIMIT 1"; }
-# writes through the coordinator to keys of shard $1, each within 5 s
+# writes through the coordinator to keys of shard $1, each within 5 s; a
+# key the writers updated meanwhile fails postgres_fdw's repeatable read
+# with 40001, which is the writers' doing, not the move's, and is tried
+# again (a fence's refusal, "this key is moving", is not)
 probe() { # probe WHAT SHARD KEY...
-	local what=$1 i=$2 k out bad=0 n=0
+	local what=$1 i=$2 k out bad=0 n=0 try went
 	shift 2
 	for k in "$@"; do
 		n=$((n + 1))
-		out=$(coord -c "SET statement_timeout = '5s'" -c "UPDATE shard$i.users SET note = note WHERE k = $k" 2>&1) || {
+		went=
+		for try in 1 2 3; do
+			if out=$(coord -c "SET statement_timeout = '5s'" -c "UPDATE shard$i.users SET note = note WHERE k = $k" 2>&1); then
+				went=t
+				break
+			fi
+			grep -q 'could not serialize access due to concurrent update' <<<"$out" || break
+		done
+		[ -n "$went" ] || {
 			bad=$((bad + 1))
 			echo "    $out" >&2
 		}

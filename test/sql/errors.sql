@@ -346,6 +346,19 @@ CREATE TRIGGER node_config_impostor AFTER INSERT ON chash.node_config
 SELECT expect_error($$SELECT chash_node_add('r', 'x')$$);
 DROP TRIGGER node_config_impostor ON chash.node_config;
 
+-- Helpers in schema chash that any role may call refuse what they cannot
+-- use, rather than guess
+SELECT expect_error($$SELECT chash.replace_redis_masters('r', ARRAY['a', 'b'], ARRAY['active'], ARRAY['{}'])$$);
+SELECT expect_error($$SELECT chash.replace_redis_masters('r', ARRAY['a'], ARRAY['active'], ARRAY['{"[0,16384)"}'])$$);
+SELECT expect_error($$SELECT chash.replace_redis_masters('r', NULL, ARRAY['active'], ARRAY['{}'])$$);
+SELECT expect_error($$SELECT chash.migration_target('r', 'a', 'users', 'oracle')$$);
+SELECT expect_error($$SELECT chash.migration_target('r', 'a', 'users', NULL)$$);
+SELECT expect_error($$SELECT chash.mysql_node_rows('nope', NULL, '`id`')$$);
+SELECT expect_error($$SELECT chash.mysql_node_rows(NULL, NULL, '`id`')$$);
+SELECT expect_error($$SELECT chash.import_nodetool_ring('r', NULL, NULL)$$);
+SELECT expect_error($$SELECT * FROM chash.ring_ownership('r', 1, NULL, false)$$);
+SELECT chash.key_expr('k', NULL) IS NULL AS key_expr_gives_no_value;
+
 -- None of the above changed anything
 SELECT fingerprint = :'before' AS catalog_unchanged FROM fingerprint;
 -- and lookups work as before
