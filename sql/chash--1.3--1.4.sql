@@ -685,6 +685,126 @@ SELECT md5(concat_ws(' ', r.algorithm, r.hash, coalesce(r.key_hash, r.hash), r.v
 FROM chash.ring_config r WHERE r.ring = routing_fingerprint.ring
 $$;
 
+/*
+ * Keys are hashed by their text (bytea by its bytes), so a key type whose
+ * text depends on session settings would be planned, moved and reported
+ * differently per session: a timestamptz key under two TimeZones gave two
+ * different sets of moved keys.  The settings a type's text depends on,
+ * NULL if none: domains and arrays are judged by their base and element
+ * types, and bytea only as itself (as text it follows bytea_output).
+ */
+CREATE FUNCTION chash.key_text_settings(key_type regtype)
+	RETURNS text
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+WITH RECURSIVE t(oid, depth) AS (
+	SELECT key_type::oid, 0
+	UNION ALL
+	SELECT CASE WHEN y.typtype = 'd' THEN y.typbasetype ELSE y.typelem END, t.depth + 1
+	FROM t JOIN pg_type y ON y.oid = t.oid
+	WHERE (y.typtype = 'd' OR (y.typcategory = 'A' AND y.typelem <> 0)) AND t.depth < 32
+)
+SELECT CASE
+	WHEN y.oid = 'bytea'::regtype THEN CASE WHEN key_type = 'bytea'::regtype THEN NULL ELSE 'bytea_output' END
+	WHEN y.typtype = 'e' OR y.typcategory = 'S'
+		 OR y.oid IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype, 'numeric'::regtype,
+					  'oid'::regtype, 'uuid'::regtype, 'boolean'::regtype, 'inet'::regtype, 'cidr'::regtype,
+					  'macaddr'::regtype, 'macaddr8'::regtype, 'json'::regtype, 'jsonb'::regtype,
+					  'bit'::regtype, 'bit varying'::regtype, '"char"'::regtype) THEN NULL
+	WHEN y.oid IN ('real'::regtype, 'double precision'::regtype) THEN 'extra_float_digits'
+	WHEN y.oid IN ('timestamp with time zone'::regtype, 'time with time zone'::regtype) THEN 'DateStyle and TimeZone'
+	WHEN y.oid IN ('date'::regtype, 'timestamp without time zone'::regtype, 'time without time zone'::regtype) THEN 'DateStyle'
+	WHEN y.oid = 'interval'::regtype THEN 'IntervalStyle'
+	WHEN y.oid = 'money'::regtype THEN 'lc_monetary'
+	ELSE 'whatever its output function reads'
+END
+FROM t JOIN pg_type y ON y.oid = t.oid
+ORDER BY t.depth DESC LIMIT 1
+$$;
+COMMENT ON FUNCTION chash.key_text_settings(regtype) IS
+	'the session settings the text of a key type depends on, NULL if none';
+
+CREATE OR REPLACE FUNCTION chash.key_column_type(relation regclass, key_column name)
+	RETURNS regtype
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	key_type regtype;
+	settings text;
+BEGIN
+	IF relation IS NULL OR key_column IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'relation and key_column must not be null';
+	END IF;
+	SELECT a.atttypid::regtype INTO key_type
+	FROM pg_attribute a
+	WHERE a.attrelid = relation AND a.attname = key_column
+	  AND a.attnum > 0 AND NOT a.attisdropped;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'undefined_column',
+			MESSAGE = format('column "%s" of relation %s does not exist', key_column, relation);
+	END IF;
+	settings := chash.key_text_settings(key_type);
+	IF settings IS NOT NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'feature_not_supported',
+			MESSAGE = format('key column "%s" of relation %s has type %s, whose text depends on settings',
+							 key_column, relation, key_type),
+			DETAIL = format('Keys are hashed by their text, and the text of type %s depends on %s: sessions with other settings would route its rows elsewhere.',
+							key_type, settings),
+			HINT = 'Key the rows by a column whose text no setting changes (an integer, numeric, text, uuid or bytea column), such as a generated column computed from this one.';
+	END IF;
+	RETURN key_type;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text, keys anyarray)
+	RETURNS TABLE(key anyelement, from_node text, to_node text)
+	LANGUAGE plpgsql STABLE PARALLEL SAFE ROWS 100
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	key_type regtype;
+	settings text;
+BEGIN
+	PERFORM chash.plan_kind(from_ring, to_ring);
+	IF keys IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'keys must not be null';
+	END IF;
+	SELECT y.typelem::regtype INTO key_type FROM pg_type y WHERE y.oid = pg_typeof(keys);
+	settings := chash.key_text_settings(key_type);
+	IF settings IS NOT NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'feature_not_supported',
+			MESSAGE = format('keys of type %s have a text that depends on settings', key_type),
+			DETAIL = format('Keys are hashed by their text, and the text of type %s depends on %s: sessions with other settings would route them elsewhere.',
+							key_type, settings),
+			HINT = 'Pass the keys as the text, integers or bytea the application routes by.';
+	END IF;
+	IF key_type = 'bytea'::regtype THEN
+		RETURN QUERY
+			SELECT s.k, s.f, s.t
+			FROM (SELECT u.k, @extschema@.chash_lookup(from_ring, u.k::bytea) AS f,
+						 @extschema@.chash_lookup(to_ring, u.k::bytea) AS t
+				  FROM unnest(keys) AS u(k) OFFSET 0) s
+			WHERE s.f <> s.t;
+	ELSE
+		RETURN QUERY
+			SELECT s.k, s.f, s.t
+			FROM (SELECT u.k, @extschema@.chash_lookup(from_ring, u.k::text) AS f,
+						 @extschema@.chash_lookup(to_ring, u.k::text) AS t
+				  FROM unnest(keys) AS u(k) OFFSET 0) s
+			WHERE s.f <> s.t;
+	END IF;
+END
+$$;
+
 -- Helpers any role may call refuse NULLs, or give none, rather than
 -- guess: a NULL dialect was MySQL's, a NULL key type a text key's
 CREATE OR REPLACE FUNCTION chash.migration_target(ring text, node text, relname name, dialect text)

@@ -359,6 +359,30 @@ SELECT expect_error($$SELECT chash.import_nodetool_ring('r', NULL, NULL)$$);
 SELECT expect_error($$SELECT * FROM chash.ring_ownership('r', 1, NULL, false)$$);
 SELECT chash.key_expr('k', NULL) IS NULL AS key_expr_gives_no_value;
 
+-- Keys are hashed by their text: a key type whose text depends on the
+-- session's settings is refused by every plan and report, judged through
+-- domains and arrays
+CREATE DOMAIN key_stamp AS timestamptz;
+CREATE DOMAIN key_label AS text;
+CREATE DOMAIN key_bytes AS bytea;
+CREATE TYPE key_mood AS ENUM ('calm', 'cross');
+CREATE TABLE typed_keys (ts timestamptz, f double precision, r real, d date, t time, iv interval,
+						 m money, st key_stamp, fa real[], kb key_bytes, ba bytea[],
+						 lb key_label, mo key_mood, b bytea, n numeric, u uuid, la text[]);
+INSERT INTO typed_keys VALUES (now(), 1.5, 1.5, current_date, '12:00', '1 day', 1, now(), '{1.5}', '\x01', '{"\\x01"}',
+							   'x', 'calm', '\x01', 1.5, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{x}');
+SELECT a.attname AS key_column,
+	   expect_error(format('SELECT count(*) FROM chash_key_distribution(%L, %L, %L)', 'r', 'typed_keys', a.attname)) AS outcome
+FROM pg_attribute a WHERE a.attrelid = 'typed_keys'::regclass AND a.attnum > 0 ORDER BY a.attnum;
+SELECT expect_error($$SELECT count(*) FROM chash_moved_keys('r', 'k', 'typed_keys', 'ts') AS t(key timestamptz, from_node text, to_node text)$$);
+SELECT expect_error($$SELECT count(*) FROM chash_move_summary('r', 'k', 'typed_keys', 'f')$$);
+SELECT expect_error($$SELECT count(*) FROM chash_migration_sql('r', 'k', 'typed_keys', 'd', 'mysql')$$);
+SELECT expect_error($$SELECT count(*) FROM chash_moved_keys('r', 'k', ARRAY[now()])$$);
+SELECT count(*) AS keys_of_a_domain_over_text FROM chash_moved_keys('r', 'k', ARRAY['a', 'b']::key_label[]);
+DROP TABLE typed_keys;
+DROP TYPE key_mood;
+DROP DOMAIN key_stamp, key_label, key_bytes;
+
 -- None of the above changed anything
 SELECT fingerprint = :'before' AS catalog_unchanged FROM fingerprint;
 -- and lookups work as before

@@ -36,6 +36,10 @@ CALL chash_move_abort(NULL);
 CALL chash_move_abort('om_a', NULL);
 CALL chash_move_abort('om_a');
 CALL chash_move_online('om_a', 'om_b', 'om_users', 'nope');
+-- a key whose text depends on the session's settings
+ALTER TABLE om_users ADD COLUMN at timestamptz;
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'at');
+ALTER TABLE om_users DROP COLUMN at;
 CALL chash_move_online('om_a', 'om_nope', 'om_users', 'k');
 CALL chash_move_online('om_a', 'om_a', 'om_users', 'k');
 -- a ring that is not one of points compares key by key: not online
