@@ -85,8 +85,9 @@ BEGIN
 	IF cfg.algorithm <> 'slots' OR coalesce(cfg.table_size, 16384) <> 16384 THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('ring "%s" is not a ring of 16384 slots', chash.message_name(ring)),
-			DETAIL = format('Format "%s" gives the slots of a Redis cluster; ring "%s" uses algorithm "%s" with %s slots.',
-							format, chash.message_name(ring), cfg.algorithm, coalesce(cfg.table_size::text, 'no')),
+			DETAIL = format('Format "%s" gives the slots of a Redis cluster; ring "%s" uses algorithm "%s"%s.',
+							format, chash.message_name(ring), cfg.algorithm,
+							CASE WHEN cfg.algorithm = 'slots' THEN format(' with %s slots', cfg.table_size) ELSE '' END),
 			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
 	END IF;
 

@@ -223,6 +223,9 @@ ketama_prepare(ChashRingSpec *spec)
 					 errdetail("Node \"%s\" of ring \"%s\" has weight %.15g; the client without weights gives every server the same points.",
 							   chash_message_name(spec->nodes[k].name, spec->nodes[k].name_len),
 							   spec->name, spec->nodes[k].weight),
+					 strcmp(variant->name, "spymemcached") == 0 ?
+					 errhint("Give every node weight 1, as spymemcached's locator without weights and Dubbo's ConsistentHashLoadBalance (which ignores a provider's weight parameter) do; a spymemcached locator given weights is ketama variant \"%s_weighted\".",
+							 variant->name) :
 					 errhint("Use ketama variant \"%s_weighted\" for a client given weights.",
 							 variant->name)));
 		if (spec->nodes[k].vnodes % KETAMA_POINTS_PER_DIGEST != 0)
