@@ -37,8 +37,11 @@ declare -A candidates=(
 	[16]="ubuntu:noble-updates ubuntu:noble-security ubuntu:noble"
 	[17]="debian-security:trixie-security debian:trixie ubuntu:questing-updates ubuntu:questing"
 	[18]="debian:sid ubuntu:resolute-updates ubuntu:resolute"
+	# 19: Debian's experimental lists 19~beta2 and 19~rc1 but served no
+	# tarball when this was written (2026-12-04); the first that serves wins
+	[19]="debian:sid debian:experimental"
 )
-majors=("${@:-14 15 16 17 18}")
+majors=("${@:-14 15 16 17 18 19}")
 read -r -a majors <<<"${majors[*]}"
 
 ubuntu_keyring_deb=pool/main/u/ubuntu-keyring/ubuntu-keyring_2023.11.28.1_all.deb
