@@ -540,6 +540,16 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring, format and input must not be null';
 	END IF;
+	-- the privilege first: a role that may not change the ring learns
+	-- nothing of the input, and costs no parse of it
+	IF NOT (has_table_privilege('chash.node_config', 'INSERT')
+			AND has_table_privilege('chash.node_config', 'UPDATE')
+			AND has_table_privilege('chash.node_config', 'DELETE')) THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied to change ring "%s"', chash.message_name(ring)),
+			DETAIL = 'An import needs INSERT, UPDATE and DELETE privileges on table chash.node_config.',
+			HINT = 'Rings are changed by the owner of the chash extension, or by roles it grants these privileges to.';
+	END IF;
 	IF format IN ('redis_cluster_nodes', 'redis_cluster_shards') THEN
 		IF datacenter IS NOT NULL THEN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',

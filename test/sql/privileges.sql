@@ -155,6 +155,8 @@ FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
 SET ROLE regress_chash_writer;
 SELECT chash_ring_create('priv_w');
 SELECT chash_node_set('priv', 'd', state => 'active');
+-- an import is refused before its input is read
+SELECT chash_ring_import('priv', 'redis_cluster_nodes', 'not a line');
 UPDATE chash.node_config SET state = 'active' WHERE ring = 'priv';
 SELECT f::text = :'fingerprint' AS unchanged FROM regress_chash_fingerprint f;
 RESET ROLE;
