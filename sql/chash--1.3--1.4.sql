@@ -124,7 +124,8 @@ BEGIN
 							cardinality(names), cardinality(states), cardinality(slot_lists));
 	END IF;
 	DELETE FROM chash.node_config n
-	WHERE n.ring = replace_redis_masters.ring AND NOT (n.node = ANY (names));
+	WHERE n.ring = replace_redis_masters.ring
+	  AND NOT EXISTS (SELECT FROM unnest(names) AS m(node) WHERE m.node = n.node);
 	INSERT INTO chash.node_config AS n (ring, node, state, slots)
 	SELECT replace_redis_masters.ring, m.node, m.state, m.slots::int4range[]
 	FROM unnest(names, states, slot_lists) WITH ORDINALITY AS m(node, state, slots, k)
@@ -185,10 +186,6 @@ BEGIN
 				DETAIL = format('Its address is "%s".', chash.message_name(f[2])),
 				HINT = 'A node that does not know its own address shows ":port"; take CLUSTER NODES from another node of the cluster.';
 		END IF;
-		IF name = ANY (names) THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('master %s appears twice in the input', chash.message_name(name));
-		END IF;
 		ranges := '{}';
 		FOR i IN 9 .. pg_catalog.cardinality(f) LOOP
 			entry := f[i];
@@ -221,6 +218,12 @@ BEGIN
 			HINT = 'Give the whole output of CLUSTER NODES.';
 	END IF;
 
+	-- duplicates found in one pass, not one search of the names per line
+	SELECT d.n INTO name FROM unnest(names) AS d(n) GROUP BY d.n HAVING count(*) > 1 ORDER BY d.n LIMIT 1;
+	IF name IS NOT NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('master %s appears twice in the input', chash.message_name(name));
+	END IF;
 	RETURN chash.replace_redis_masters(ring, names, states, slot_lists);
 END
 $$;
@@ -319,10 +322,6 @@ BEGIN
 				DETAIL = format('Its ip is %s and its port %s.', coalesce('"' || chash.message_name(master ->> 'ip') || '"', 'missing'),
 								coalesce(chash.message_name(port), 'missing'));
 		END IF;
-		IF name = ANY (names) THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('master %s appears twice in the input', chash.message_name(name));
-		END IF;
 		IF jsonb_array_length(slots) % 2 <> 0 OR EXISTS (
 			SELECT FROM jsonb_array_elements(slots) x
 			WHERE jsonb_typeof(x) <> 'number' OR x::text !~ '^[0-9]{1,5}$') THEN
@@ -350,6 +349,12 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = 'the input names no master',
 			HINT = 'Give the whole output of redis-cli --json CLUSTER SHARDS.';
+	END IF;
+	-- duplicates found in one pass, not one search of the names per line
+	SELECT d.n INTO name FROM unnest(names) AS d(n) GROUP BY d.n HAVING count(*) > 1 ORDER BY d.n LIMIT 1;
+	IF name IS NOT NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('master %s appears twice in the input', chash.message_name(name));
 	END IF;
 	RETURN chash.replace_redis_masters(ring, names, states, slot_lists);
 END
@@ -516,7 +521,8 @@ BEGIN
 	-- weight and target.  One statement each: the ring is checked after
 	-- each, whole.
 	DELETE FROM chash.node_config n
-	WHERE n.ring = import_nodetool_ring.ring AND NOT (n.node = ANY (names));
+	WHERE n.ring = import_nodetool_ring.ring
+	  AND NOT EXISTS (SELECT FROM unnest(names) AS m(node) WHERE m.node = n.node);
 	INSERT INTO chash.node_config AS n (ring, node, state, zone, tokens)
 	SELECT import_nodetool_ring.ring, m.node, 'active', m.zone, m.tokens::bigint[]
 	FROM unnest(names, zones, token_lists) WITH ORDINALITY AS m(node, zone, tokens, k)
