@@ -180,10 +180,12 @@ BEGIN
 		CONTINUE WHEN NOT 'master' = ANY (flags) OR 'handshake' = ANY (flags);
 		-- ip:port@cport, and ,hostname after it in later versions
 		name := pg_catalog.split_part(pg_catalog.split_part(f[2], '@', 1), ',', 1);
-		IF 'noaddr' = ANY (flags) OR name !~ '^.+:[0-9]+$' THEN
+		IF 'noaddr' = ANY (flags)
+		   OR (CASE WHEN name ~ '^.+:[0-9]{1,5}$' THEN substring(name FROM ':([0-9]+)$')::integer NOT BETWEEN 1 AND 65535
+					ELSE true END) THEN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('master %s on line %s has no address', chash.message_name(f[1]), line.n),
-				DETAIL = format('Its address is "%s".', chash.message_name(f[2])),
+				MESSAGE = format('master %s on line %s has no valid address', chash.message_name(f[1]), line.n),
+				DETAIL = format('Its address is "%s"; an address is host:port, the port from 1 to 65535.', chash.message_name(f[2])),
 				HINT = 'A node that does not know its own address shows ":port"; take CLUSTER NODES from another node of the cluster.';
 		END IF;
 		ranges := '{}';
@@ -240,7 +242,10 @@ SELECT CASE
 	WHEN jsonb_typeof(v) = 'object' THEN v
 	WHEN jsonb_typeof(v) = 'array' AND jsonb_array_length(v) % 2 = 0 AND
 		 NOT EXISTS (SELECT FROM jsonb_array_elements(v) WITH ORDINALITY e(x, i)
-					 WHERE i % 2 = 1 AND jsonb_typeof(x) <> 'string') THEN
+					 WHERE i % 2 = 1 AND jsonb_typeof(x) <> 'string') AND
+		 -- a key given twice is no map: which value would count?
+		 (SELECT count(*) = count(DISTINCT x) FROM jsonb_array_elements(v) WITH ORDINALITY e(x, i)
+		  WHERE i % 2 = 1) THEN
 		coalesce((SELECT jsonb_object_agg(k.x #>> '{}', e.x)
 				  FROM jsonb_array_elements(v) WITH ORDINALITY k(x, i)
 				  JOIN jsonb_array_elements(v) WITH ORDINALITY e(x, j) ON j = i + 1
@@ -275,9 +280,11 @@ BEGIN
 	PERFORM chash.check_redis_ring(ring, 'redis_cluster_shards');
 	BEGIN
 		doc := input::jsonb;
-	EXCEPTION WHEN invalid_text_representation THEN
+	EXCEPTION WHEN invalid_text_representation OR untranslatable_character OR character_not_in_repertoire THEN
+		-- jsonb refuses \u0000 and escapes the database encoding lacks
 		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
 			MESSAGE = 'the input is not JSON',
+			DETAIL = format('PostgreSQL says: %s', SQLERRM),
 			HINT = 'Give the output of redis-cli --json CLUSTER SHARDS.';
 	END;
 	IF jsonb_typeof(doc) <> 'array' THEN
@@ -296,14 +303,14 @@ BEGIN
 		   jsonb_typeof(shard.m -> 'nodes') IS DISTINCT FROM 'array' THEN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 				MESSAGE = format('shard %s of the input is not one of CLUSTER SHARDS', shard.i),
-				DETAIL = 'A shard has its "slots" and its "nodes".';
+				DETAIL = 'A shard has its "slots" and its "nodes", each key once.';
 		END IF;
 		master := NULL;
 		FOR node IN SELECT chash.resp_map(n.x) FROM jsonb_array_elements(shard.m -> 'nodes') n(x) LOOP
 			IF node IS NULL OR node ->> 'role' IS NULL THEN
 				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 					MESSAGE = format('a node of shard %s of the input is not one of CLUSTER SHARDS', shard.i),
-					DETAIL = 'A node has its "id", "ip", "port", "role" and "health".';
+					DETAIL = 'A node has its "id", "ip", "port", "role" and "health", each key once.';
 			END IF;
 			CONTINUE WHEN node ->> 'role' <> 'master';
 			IF master IS NOT NULL THEN
@@ -316,10 +323,12 @@ BEGIN
 		CONTINUE WHEN master IS NULL;
 		port := coalesce(master ->> 'port', master ->> 'tls-port');
 		name := (master ->> 'ip') || ':' || port;
-		IF coalesce(master ->> 'ip', '') IN ('', '?') OR port !~ '^[0-9]+$' THEN
+		IF jsonb_typeof(master -> 'ip') IS DISTINCT FROM 'string' OR coalesce(master ->> 'ip', '') IN ('', '?')
+		   OR (CASE WHEN coalesce(port, '') ~ '^[0-9]{1,5}$' THEN port::integer NOT BETWEEN 1 AND 65535 ELSE true END)
+		   OR pg_catalog.length(master ->> 'ip') > 1024 THEN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the master of shard %s of the input has no address', shard.i),
-				DETAIL = format('Its ip is %s and its port %s.', coalesce('"' || chash.message_name(master ->> 'ip') || '"', 'missing'),
+				MESSAGE = format('the master of shard %s of the input has no valid address', shard.i),
+				DETAIL = format('Its ip is %s and its port %s; an ip is a string, a port from 1 to 65535.', coalesce('"' || chash.message_name(master ->> 'ip') || '"', 'missing'),
 								coalesce(chash.message_name(port), 'missing'));
 		END IF;
 		IF jsonb_array_length(slots) % 2 <> 0 OR EXISTS (
@@ -454,13 +463,16 @@ BEGIN
 		SELECT x.*
 		FROM unnest(l_lines, l_dcs, l_addresses, l_racks, l_statuses, l_states, l_tokens) AS x(n, dc, address, rack, status, state, token)
 		WHERE coalesce(x.dc, '') = wanted_dc
-		  AND (x.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807
+		  AND (CASE WHEN pg_catalog.length(x.token) > 20 THEN true
+					ELSE x.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 END
 			   OR x.status NOT IN ('Up', 'Down', '?')
 			   OR x.state NOT IN ('Normal', 'Leaving', 'Joining', 'Moving')
 			   OR pg_catalog.length(x.address) > 1024)
 		ORDER BY x.n LIMIT 1
 	LOOP
-		IF bad.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 THEN
+		-- (a token of more digits than numeric takes is no token either)
+		IF (CASE WHEN pg_catalog.length(bad.token) > 20 THEN true
+				 ELSE bad.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 END) THEN
 			RAISE EXCEPTION USING ERRCODE = 'numeric_value_out_of_range',
 				MESSAGE = format('token %s on line %s is not a Murmur3Partitioner token', chash.message_name(bad.token), bad.n),
 				DETAIL = 'Tokens run from -9223372036854775808 to 9223372036854775807.';

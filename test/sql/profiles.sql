@@ -463,6 +463,8 @@ SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluste
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
 	'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 0-16384')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
+	'67ed 127.0.0.1:99999999@31002 master - 0 0 2 connected 0-100')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
 	'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 100-99')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('imported', 'redis_cluster_nodes',
 	'67ed 127.0.0.1:30002@31002 master - 0 0 2 connected 0-x')$$);
@@ -656,6 +658,8 @@ SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_rin
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring', 'Datacenter: dc1')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
 	'10.0.1.1  r1  Up  Normal  1 KiB  ?  9223372036854775808')$$);
+SELECT pg_temp.expect_error(format($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
+	'10.0.1.1  r1  Up  Normal  1 KiB  ?  %s')$$, repeat('9', 200000)));
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
 	'10.0.1.1  r1  Sleepy  Normal  1 KiB  ?  1')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('cass_dc1', 'nodetool_ring',
@@ -860,6 +864,19 @@ SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_
 	'[{"slots":[0,1],"nodes":[{"role":"master","ip":"10.0.0.1","port":1}]},{"slots":[2,3],"nodes":[{"role":"master","ip":"10.0.0.1","port":1}]}]')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
 	'[{"slots":[0,1],"nodes":[{"role":"replica","ip":"10.0.0.1","port":1}]}]')$$);
+-- every field checked: ports, ip, keys given twice, what jsonb refuses
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1],"nodes":[{"role":"master","ip":"10.0.0.1","port":"99999999"}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1],"nodes":[{"role":"master","ip":"10.0.0.1","port":1e400}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1],"nodes":[{"role":"master","ip":{"a":1},"port":1}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1],"nodes":[{"role":"master","ip":"10.0.0.1"}]}]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[["slots",[0,1],"nodes",[["role","master","ip","10.0.0.1","port",1,"role","replica"]]]]')$$);
+SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards',
+	'[{"slots":[0,1],"nodes":[{"role":"master","ip":"10.0.0.1\u0000","port":1}]}]')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('shards', 'redis_cluster_shards', '[]', 'dc1')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_import('pm', 'redis_cluster_shards', '[]')$$);
 SELECT count(*) AS unchanged FROM (
