@@ -964,6 +964,19 @@ $$;
 COMMENT ON FUNCTION chash.mysql_node_rows(text, text, text) IS
 	'the MySQL condition choosing the rows of a ring''s node (modulo on identity, crc32 and md5 rings, slots on identity, crc32 or md5; no tagged ring), NULL if MySQL cannot compute the ring';
 
+-- The cache's figures for this backend, with the memory its rings hold
+-- and the rings freed to fit chash.cache_memory
+DROP FUNCTION chash.cache_stats();
+CREATE FUNCTION chash.cache_stats()
+	RETURNS TABLE(rings integer, cached integer, builds bigint,
+				  version_reads bigint, config_reads bigint,
+				  full_checks bigint, delta_checks bigint,
+				  memory bigint, evictions bigint)
+	AS 'MODULE_PATHNAME', 'chash_cache_stats_sql'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION chash.cache_stats() IS
+	'this backend''s ring cache and ring changes: ring names with a ring cached, rings cached (all versions), rings built, versions read, configurations read, changed rings checked by counting them whole and from the changed rows, since the backend started; bytes the cached rings hold now, and rings freed to fit chash.cache_memory';
+
 /*
  * The view of rings shows hash_tag and profile.  Dropped and made again,
  * as its columns change; then read as the caller as in 1.3

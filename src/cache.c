@@ -36,6 +36,13 @@
  * The read privilege is checked on every resolve, cached or not: a role
  * that may not read the catalog cannot route, whoever built the ring.
  *
+ * What a backend keeps is bounded by chash.cache_memory: past it, the
+ * rings used longest ago are freed, down to the two used last while a
+ * transaction runs (a plan holds two rings at once), down to none between
+ * transactions.  Its owner's settings decide what a ring costs, and any
+ * role that may read the catalog may make a backend build it, so the bound
+ * is the server's (superuser-set), not the reader's.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -46,6 +53,7 @@
 #include "storage/predicate.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
+#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
@@ -62,6 +70,7 @@ typedef struct CachedRing
 	int64		version;		/* the version it was built at, 0 if unknown */
 	uint8		fingerprint[16];
 	uint64		last_use;		/* use_clock at its last use */
+	Size		bytes;			/* memory it holds */
 	struct CachedRing *next;
 } CachedRing;
 
@@ -98,9 +107,14 @@ static bool sweep_pending = false;
 
 static ChashCacheStats stats;
 
+/* chash.cache_memory, in kB; and the memory the cached rings hold */
+static int	cache_memory_kb = 256 * 1024;
+static Size cache_bytes = 0;
+
 static void
 free_cached_ring(CachedRing *cr)
 {
+	cache_bytes -= cr->bytes;
 	MemoryContextDelete(cr->ring->mcxt);
 	pfree(cr);
 }
@@ -135,6 +149,53 @@ entry_remove(RingCacheEntry *entry)
 {
 	entry_trim(entry, 0);
 	hash_search(ring_cache, entry->name, HASH_REMOVE, NULL);
+}
+
+/*
+ * Free the rings used longest ago until the cached ones fit
+ * chash.cache_memory, sparing the 'spare' used last.  Raises no error: it
+ * runs at the end of transactions too.
+ */
+static void
+cache_fit_budget(int spare)
+{
+	Size		budget = (Size) cache_memory_kb * 1024;
+
+	while (ring_cache != NULL && cache_bytes > budget)
+	{
+		HASH_SEQ_STATUS status;
+		RingCacheEntry *entry;
+		RingCacheEntry *victim_entry = NULL;
+		CachedRing *victim = NULL;
+		CachedRing **link;
+		int			count = 0;
+
+		hash_seq_init(&status, ring_cache);
+		while ((entry = hash_seq_search(&status)) != NULL)
+		{
+			for (CachedRing *cr = entry->rings; cr != NULL; cr = cr->next)
+			{
+				count++;
+				if (victim == NULL || cr->last_use < victim->last_use)
+				{
+					victim = cr;
+					victim_entry = entry;
+				}
+			}
+		}
+		/* uses are numbered one by one: the oldest is not one of the last */
+		if (count <= spare)
+			return;
+		for (link = &victim_entry->rings; *link != victim; link = &(*link)->next)
+			;
+		*link = victim->next;
+		free_cached_ring(victim);
+		victim_entry->nrings--;
+		stats.evictions++;
+		chash_cache_generation++;
+		if (victim_entry->nrings == 0)
+			hash_search(ring_cache, victim_entry->name, HASH_REMOVE, NULL);
+	}
 }
 
 /* Use cr of entry now: to the front */
@@ -189,6 +250,7 @@ chash_xact_callback(XactEvent event, void *arg)
 					entry_trim(entry, 1);
 				entry->probed = false;
 			}
+			cache_fit_budget(0);
 			break;
 		default:
 			break;
@@ -210,6 +272,16 @@ chash_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 void
 chash_cache_init(void)
 {
+	DefineCustomIntVariable("chash.cache_memory",
+							"Memory of built rings a backend keeps.",
+							"Past it, the rings used longest ago are freed: "
+							"down to the two used last within a transaction, "
+							"to none between transactions.",
+							&cache_memory_kb,
+							256 * 1024, 0, MAX_KILOBYTES,
+							PGC_SUSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+	MarkGUCPrefixReserved("chash");
 	CacheRegisterRelcacheCallback(chash_relcache_callback, (Datum) 0);
 	RegisterXactCallback(chash_xact_callback, NULL);
 	RegisterSubXactCallback(chash_subxact_callback, NULL);
@@ -345,12 +417,13 @@ ring_version(RingCacheEntry *entry, const char *name, Snapshot snap,
 /*
  * The ring of that name (len bytes, not NUL-terminated) as snap, the active
  * snapshot, sees it; valid while chash_cache_generation equals *generation.
- * An error if there is no such ring, or if the current user may not read
- * the catalog.
+ * An error if there is no such ring, if it cannot be built, or if the
+ * current user may not read the catalog.  Without build_computed, a
+ * computed placement that is not cached is checked but not built: NULL.
  */
-const ChashPlacement *
-chash_cache_get_ring(const char *name, int len, Snapshot snap,
-					 uint64 *generation)
+static const ChashPlacement *
+resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation,
+			 bool build_computed)
 {
 	char		key[NAMEDATALEN];
 	RingCacheEntry *entry;
@@ -433,6 +506,16 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 		if (memcmp(cr->fingerprint, fingerprint, sizeof(fingerprint)) == 0)
 			break;
 	}
+	if (cr == NULL && !build_computed &&
+		spec->algorithm->kind != CHASH_PLACEMENT_POINTS)
+	{
+		/* its build raises no error its configuration's read did not */
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(buildcxt);
+		if (entry->nrings == 0)
+			entry_remove(entry);
+		return NULL;
+	}
 	if (cr == NULL)
 	{
 		ChashPlacement *ring = chash_placement_build(spec, buildcxt);
@@ -442,6 +525,8 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 		MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
 		cr = MemoryContextAllocZero(CacheMemoryContext, sizeof(CachedRing));
 		cr->ring = ring;
+		cr->bytes = MemoryContextMemAllocated(ring->mcxt, true);
+		cache_bytes += cr->bytes;
 		memcpy(cr->fingerprint, fingerprint, sizeof(fingerprint));
 		cr->next = entry->rings;
 		entry->rings = cr;
@@ -455,8 +540,16 @@ chash_cache_get_ring(const char *name, int len, Snapshot snap,
 	entry_touch(entry, cr);
 	if (entry->nrings > RINGS_PER_NAME)
 		entry_trim(entry, RINGS_PER_NAME);
+	cache_fit_budget(2);
 	*generation = chash_cache_generation;
 	return cr->ring;
+}
+
+const ChashPlacement *
+chash_cache_get_ring(const char *name, int len, Snapshot snap,
+					 uint64 *generation)
+{
+	return resolve_ring(name, len, snap, generation, true);
 }
 
 /*
@@ -481,9 +574,13 @@ is_ring_problem(int sqlerrcode)
  * too.  Errors of another kind (a cancel, no privilege) are errors.  Runs
  * in a subtransaction, which parallel mode allows none of: there (the 1.1
  * catalog declares the views' functions PARALLEL SAFE) every error is one.
+ * Without build_computed, a computed placement not cached is only checked:
+ * NULL, and no problem, if it could be built.  (A view that reads every
+ * ring would otherwise build, and keep, every maglev table.)
  */
 const ChashPlacement *
-chash_cache_try_get_ring(const char *name, int len, char **problem)
+chash_cache_try_get_ring(const char *name, int len, bool build_computed,
+						 char **problem)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -492,12 +589,14 @@ chash_cache_try_get_ring(const char *name, int len, char **problem)
 
 	*problem = NULL;
 	if (IsInParallelMode())
-		return chash_cache_get_ring(name, len, GetActiveSnapshot(), &generation);
+		return resolve_ring(name, len, GetActiveSnapshot(), &generation,
+							build_computed);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(callercxt);
 	PG_TRY();
 	{
-		ring = chash_cache_get_ring(name, len, GetActiveSnapshot(), &generation);
+		ring = resolve_ring(name, len, GetActiveSnapshot(), &generation,
+							build_computed);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(callercxt);
 		CurrentResourceOwner = owner;
@@ -527,6 +626,7 @@ void
 chash_cache_stats(ChashCacheStats *out)
 {
 	*out = stats;
+	out->memory = cache_bytes;
 	chash_trigger_stats(&out->full_checks, &out->delta_checks);
 	out->rings = 0;
 	out->cached = 0;

@@ -63,6 +63,7 @@ extern const ChashPlacement *chash_cache_get_ring(const char *name, int len,
 												  Snapshot snap,
 												  uint64 *generation);
 extern const ChashPlacement *chash_cache_try_get_ring(const char *name, int len,
+													  bool build_computed,
 													  char **problem);
 
 typedef struct ChashCacheStats
@@ -74,6 +75,8 @@ typedef struct ChashCacheStats
 	int64		config_reads;	/* configurations read from the catalog */
 	int64		full_checks;	/* changed rings checked by counting them */
 	int64		delta_checks;	/* changed rings checked from the change */
+	int64		memory;			/* bytes the cached rings hold */
+	int64		evictions;		/* rings freed to fit chash.cache_memory */
 } ChashCacheStats;
 
 extern void chash_cache_stats(ChashCacheStats *stats);

@@ -59,6 +59,11 @@ InitMaterializedSRF(FunctionCallInfo fcinfo, bits32 flags)
 }
 #endif
 
+/* 15 renamed EmitWarningsOnPlaceholders() */
+#if PG_VERSION_NUM < 150000
+#define MarkGUCPrefixReserved(className) EmitWarningsOnPlaceholders(className)
+#endif
+
 /* 16 gave make_range() a context for soft errors */
 #if PG_VERSION_NUM < 160000
 #define make_range(typcache, lower, upper, empty, escontext) \

@@ -714,7 +714,8 @@ chash_points(PG_FUNCTION_ARGS)
 /*
  * chash.ring_node_points(ring): each node's number of points, for the
  * views; no rows for a ring that cannot be built (chash.ring_problem says
- * why), so that one bad ring does not make the views fail
+ * why), so that one bad ring does not make the views fail, nor for a
+ * computed placement that is not cached (it has no points to count)
  */
 PG_FUNCTION_INFO_V1(chash_ring_node_points);
 
@@ -727,8 +728,9 @@ chash_ring_node_points(PG_FUNCTION_ARGS)
 	const ChashPlacement *ring;
 
 	InitMaterializedSRF(fcinfo, 0);
+	/* computed placements have no points: not built for that */
 	ring = chash_cache_try_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
-									&problem);
+									false, &problem);
 	if (ring == NULL)
 		return (Datum) 0;
 	for (int k = 0; k < ring->spec.nnodes; k++)
@@ -758,7 +760,7 @@ chash_ring_problem(PG_FUNCTION_ARGS)
 	char	   *problem;
 
 	if (chash_cache_try_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
-								 &problem) != NULL)
+								 false, &problem) != NULL || problem == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text(problem));
 }
@@ -906,8 +908,9 @@ Datum
 chash_cache_stats_sql(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[7];
-	bool		nulls[7] = {false, false, false, false, false, false, false};
+	Datum		values[9];
+	bool		nulls[9] = {false, false, false, false, false, false, false,
+	false, false};
 	ChashCacheStats stats;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -919,14 +922,16 @@ chash_cache_stats_sql(PG_FUNCTION_ARGS)
 	values[4] = Int64GetDatum(stats.config_reads);
 	values[5] = Int64GetDatum(stats.full_checks);
 	values[6] = Int64GetDatum(stats.delta_checks);
+	values[7] = Int64GetDatum(stats.memory);
+	values[8] = Int64GetDatum(stats.evictions);
 	if (rsinfo->setDesc->natts == 4)
 	{
 		/* the 1.0 and 1.1 catalogs: rings, bound_rings, latest and bound builds */
 		values[1] = Int32GetDatum(stats.cached - stats.rings);
 		values[3] = Int64GetDatum(0);
 	}
-	else if (rsinfo->setDesc->natts != 7)
-		elog(ERROR, "chash.cache_stats() returns 7 columns");
+	else if (rsinfo->setDesc->natts != 7 && rsinfo->setDesc->natts != 9)
+		elog(ERROR, "chash.cache_stats() returns 7 or 9 columns");
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }
