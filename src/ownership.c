@@ -41,70 +41,276 @@ arc_length(const ChashPlacement *ring, uint32 i, int bits)
 }
 
 /*
- * The fraction of the hash space each node of the spec holds, into owned[]
- * (nnodes entries): the keys for which it is among the first 'replicas'
- * distinct nodes clockwise, 1 giving each key's owner.
- *
- * The first 'replicas' distinct nodes from point i on are those from point
- * i + 1 on with point i's node moved to the front: walking the ring
- * backwards twice (the first time to learn what lies beyond the end) keeps
- * them in a short list, in time linear in points x replicas.  Arcs are
- * added up in long double, exact for the integers they are on the common
- * platforms, and divided once.
+ * The nodes of a walk in the order of their next cell at or after a cell,
+ * the nearest first: a doubly linked list over node indexes, to which a
+ * step back to cell c moves c's owner to the front.  After a pass over all
+ * cells from the last, a second pass's list at cell c is the walk from c,
+ * wrapping (owners met only before c follow), in constant time a step
+ * rather than a walk's.  The same list over zones, each led by its node
+ * nearest on, gives a pick by zones without walking past what it needs.
  */
+typedef struct WalkList
+{
+	uint32	   *next;
+	uint32	   *prev;
+	bool	   *listed;
+	uint32		head;
+	int			nlisted;
+} WalkList;
+
+#define WALK_END PG_UINT32_MAX
+
+static void
+walk_list_init(WalkList *list, int size)
+{
+	list->next = palloc(sizeof(uint32) * size);
+	list->prev = palloc(sizeof(uint32) * size);
+	list->listed = palloc0(sizeof(bool) * size);
+	list->head = WALK_END;
+	list->nlisted = 0;
+}
+
+static void
+walk_list_free(WalkList *list)
+{
+	pfree(list->listed);
+	pfree(list->prev);
+	pfree(list->next);
+}
+
+static void
+walk_list_front(WalkList *list, uint32 id)
+{
+	if (list->head == id)
+		return;
+	if (list->listed[id])
+	{
+		list->next[list->prev[id]] = list->next[id];
+		if (list->next[id] != WALK_END)
+			list->prev[list->next[id]] = list->prev[id];
+	}
+	else
+		list->nlisted++;
+	list->listed[id] = true;
+	list->prev[id] = WALK_END;
+	list->next[id] = list->head;
+	if (list->head != WALK_END)
+		list->prev[list->head] = id;
+	list->head = id;
+}
+
+/* What a walk's pick works with */
+typedef struct WalkPick
+{
+	const ChashPlacement *placement;
+	WalkList	nodes;
+	WalkList	zones;
+	uint32	   *zone_head;		/* of a listed zone: its node nearest on */
+	uint32	   *cellless;		/* members owning no cell, in member order */
+	int			ncellless;
+	uint32	   *cellless_new;	/* of those, the first of each zone unlisted */
+	int			ncellless_new;
+	bool	   *taken;
+} WalkPick;
+
+static inline void
+walk_pick_step(WalkPick *wp, uint32 node)
+{
+	uint32		zone = wp->placement->zone_of[node];
+
+	walk_list_front(&wp->nodes, node);
+	walk_list_front(&wp->zones, zone);
+	wp->zone_head[zone] = node;
+}
+
+/*
+ * The first n of the walk from the current cell, as chash_zones_pick picks
+ * them with distinct_zones: the walk is the listed nodes, then the members
+ * owning no cell.  Time: n, and the zones listed before the n-th.
+ */
+static void
+walk_pick(WalkPick *wp, int n, bool distinct_zones, uint32 *out)
+{
+	int			found = 0;
+
+	if (!distinct_zones)
+	{
+		for (uint32 k = wp->nodes.head; k != WALK_END && found < n; k = wp->nodes.next[k])
+			out[found++] = k;
+		for (int i = 0; found < n; i++)
+			out[found++] = wp->cellless[i];
+		return;
+	}
+	/* the first of each zone, in walk order: the listed zones' leaders */
+	for (uint32 z = wp->zones.head; z != WALK_END && found < n; z = wp->zones.next[z])
+		out[found++] = wp->zone_head[z];
+	for (int i = 0; i < wp->ncellless_new && found < n; i++)
+		out[found++] = wp->cellless_new[i];
+	if (found == n)
+		return;
+	/* fewer zones than n: the skipped ones fill up, in walk order */
+	for (int i = 0; i < found; i++)
+		wp->taken[out[i]] = true;
+	{
+		int			ntaken = found;
+
+		for (uint32 k = wp->nodes.head; k != WALK_END && found < n; k = wp->nodes.next[k])
+		{
+			if (!wp->taken[k])
+				out[found++] = k;
+		}
+		for (int i = 0; found < n; i++)
+		{
+			if (!wp->taken[wp->cellless[i]])
+				out[found++] = wp->cellless[i];
+		}
+		for (int i = 0; i < ntaken; i++)
+			wp->taken[out[i]] = false;
+	}
+}
+
+/*
+ * Ownership of a placement whose preference order walks cells (a ring's
+ * points, a table's slots) on from the key's cell, wrapping, each node
+ * met once, then the members owning no cell in member order: cell i holds
+ * cells->keys(i) of the 2^bits positions, and those go to the first
+ * 'replicas' of the walk from i, picked by zones with distinct_zones.
+ * Cells of a run of one owner walk alike, so a run's keys are added up
+ * and given out once.  Time: cells, and replicas a run; sums are exact
+ * integers in long double and scaled once.
+ */
+void
+chash_walk_ownership(const ChashPlacement *placement,
+					 const ChashWalkCells *cells, int replicas,
+					 bool distinct_zones, double *owned)
+{
+	int			bits = placement->spec.key_hash->bits;
+	int			nnodes = Max(placement->spec.nnodes, 1);
+	long double *sums = palloc0(sizeof(long double) * nnodes);
+	uint32	   *picked = palloc(sizeof(uint32) * Max(replicas, 1));
+	bool	   *zone_new;
+	WalkPick	wp;
+	long double run = 0;
+	int64		work = 0;
+
+	wp.placement = placement;
+	walk_list_init(&wp.nodes, nnodes);
+	/* zone numbers of active nodes are below nzones, all below nnodes + 1 */
+	walk_list_init(&wp.zones, nnodes + 1);
+	wp.zone_head = palloc(sizeof(uint32) * (nnodes + 1));
+	wp.cellless = palloc(sizeof(uint32) * Max(placement->nactive, 1));
+	wp.cellless_new = palloc(sizeof(uint32) * Max(placement->nactive, 1));
+	wp.taken = palloc0(sizeof(bool) * nnodes);
+	wp.ncellless = 0;
+	wp.ncellless_new = 0;
+
+	/* the first pass: the lists as the walk from cell 0 sees them */
+	for (uint32 i = cells->count; i-- > 0;)
+	{
+		uint32		node = cells->owner(cells->arg, i);
+
+		if ((i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (node != CHASH_SLOT_UNOWNED)
+			walk_pick_step(&wp, node);
+	}
+	zone_new = palloc0(sizeof(bool) * (nnodes + 1));
+	/* (a ring's members are the nodes of its points: none is cellless) */
+	for (int i = 0; placement->members != NULL && i < placement->nactive; i++)
+	{
+		uint32		m = placement->members[i];
+		uint32		zone = placement->zone_of[m];
+
+		if (wp.nodes.listed[m])
+			continue;
+		wp.cellless[wp.ncellless++] = m;
+		if (!wp.zones.listed[zone] && !zone_new[zone])
+		{
+			zone_new[zone] = true;
+			wp.cellless_new[wp.ncellless_new++] = m;
+		}
+	}
+	pfree(zone_new);
+	Assert(wp.nodes.nlisted + wp.ncellless >= replicas);
+
+	/* the second: each run's walk when the lists reach its first cell */
+	for (uint32 i = cells->count; i-- > 0;)
+	{
+		uint32		node = cells->owner(cells->arg, i);
+
+		if (++work >= 65536)
+		{
+			CHECK_FOR_INTERRUPTS();
+			work = 0;
+		}
+		if (node == CHASH_SLOT_UNOWNED)
+			continue;			/* its keys have no owner */
+		walk_pick_step(&wp, node);
+		run += cells->keys(cells->arg, i);
+		if (i > 0 && cells->owner(cells->arg, i - 1) == node)
+			continue;			/* not the first cell of its run */
+		if (run == 0)
+			continue;
+		walk_pick(&wp, replicas, distinct_zones, picked);
+		for (int r = 0; r < replicas; r++)
+			sums[picked[r]] += run;
+		run = 0;
+		work += replicas;
+	}
+	for (int k = 0; k < placement->spec.nnodes; k++)
+		owned[k] = (double) ldexpl(sums[k], -bits);
+	pfree(wp.taken);
+	pfree(wp.cellless_new);
+	pfree(wp.cellless);
+	pfree(wp.zone_head);
+	walk_list_free(&wp.zones);
+	walk_list_free(&wp.nodes);
+	pfree(picked);
+	pfree(sums);
+}
+
+static uint32
+ring_cell_owner(const void *arg, uint32 i)
+{
+	return chash_ring_owner((const ChashPlacement *) arg, i);
+}
+
+/* A point's arc, if it is the first of its position; else nothing */
+static long double
+ring_cell_keys(const void *arg, uint32 i)
+{
+	const ChashPlacement *ring = arg;
+
+	if (i > 0 && ring->positions[i] == ring->positions[i - 1])
+		return 0;
+	return arc_length(ring, i, ring->spec.key_hash->bits);
+}
+
+/*
+ * The fraction of the hash space each node of a ring holds, into owned[]
+ * (nnodes entries): the keys for which it is among the first 'replicas'
+ * distinct nodes clockwise (1 giving each key's owner), picked by zones
+ * with distinct_zones, as chash_lookup_n picks them.
+ */
+static void
+ring_ownership(const ChashPlacement *ring, int replicas, bool distinct_zones,
+			   double *owned)
+{
+	ChashWalkCells cells = {ring->npoints, ring_cell_owner, ring_cell_keys, ring};
+
+	if (ring->npoints == 0)
+	{
+		for (int k = 0; k < ring->spec.nnodes; k++)
+			owned[k] = 0;
+		return;
+	}
+	chash_walk_ownership(ring, &cells, replicas, distinct_zones, owned);
+}
+
 void
 chash_ring_ownership(const ChashPlacement *ring, int replicas, double *owned)
 {
-	int			nnodes = ring->spec.nnodes;
-	int			bits = ring->spec.key_hash->bits;
-	uint32		npoints = ring->npoints;
-	long double *sums;
-	uint32	   *next;			/* the first distinct nodes from here on */
-	int			nnext = 0;
-
-	for (int k = 0; k < nnodes; k++)
-		owned[k] = 0;
-	if (npoints == 0)
-		return;
-
-	sums = palloc0(sizeof(long double) * nnodes);
-	next = palloc(sizeof(uint32) * (replicas + 1));
-	for (int pass = 0; pass < 2; pass++)
-	{
-		for (uint32 i = npoints; i-- > 0;)
-		{
-			uint32		owner = chash_ring_owner(ring, i);
-			int			at;
-
-			if ((i & 65535) == 0)
-				CHECK_FOR_INTERRUPTS();
-			/* move (or put) the owner to the front of the list */
-			for (at = 0; at < nnext && next[at] != owner; at++)
-				;
-			if (at == nnext)
-			{
-				if (nnext < replicas)
-					nnext++;
-				at = nnext - 1;
-			}
-			memmove(next + 1, next, sizeof(uint32) * at);
-			next[0] = owner;
-
-			/* the second time round, count the arc if this point owns one */
-			if (pass == 1 &&
-				(i == 0 || ring->positions[i] != ring->positions[i - 1]))
-			{
-				long double arc = arc_length(ring, i, bits);
-
-				for (int r = 0; r < nnext; r++)
-					sums[next[r]] += arc;
-			}
-		}
-	}
-	for (int k = 0; k < nnodes; k++)
-		owned[k] = (double) (sums[k] / ldexpl(1.0L, bits));
-	pfree(next);
-	pfree(sums);
+	ring_ownership(ring, replicas, false, owned);
 }
 
 /*
@@ -116,10 +322,8 @@ void
 chash_placement_ownership(const ChashPlacement *placement, int replicas,
 						  bool distinct_zones, double *owned)
 {
-	if (placement->kind == CHASH_PLACEMENT_POINTS && distinct_zones)
-		chash_ring_ownership_zones(placement, replicas, owned);
-	else if (placement->kind == CHASH_PLACEMENT_POINTS)
-		chash_ring_ownership(placement, replicas, owned);
+	if (placement->kind == CHASH_PLACEMENT_POINTS)
+		ring_ownership(placement, replicas, distinct_zones, owned);
 	else if (placement->nactive == 0)
 	{
 		for (int k = 0; k < placement->spec.nnodes; k++)
@@ -177,44 +381,6 @@ chash_rotation_ownership(const ChashPlacement *placement, int replicas,
 	}
 	for (int k = 0; k < placement->spec.nnodes; k++)
 		owned[k] = (double) sums[k];
-	pfree(picked);
-	pfree(order);
-	pfree(sums);
-}
-
-/*
- * Ownership with distinct zones on a ring: each arc (the keys of one
- * point, the first of its position) goes to the nodes its zone walk picks.
- * Time: points x the walk, which ends once n zones are met.
- */
-void
-chash_ring_ownership_zones(const ChashPlacement *ring, int replicas,
-						   double *owned)
-{
-	int			bits = ring->spec.key_hash->bits;
-	long double *sums = palloc0(sizeof(long double) * Max(ring->spec.nnodes, 1));
-	uint32	   *order = palloc(sizeof(uint32) * Max(ring->nactive, 1));
-	uint32	   *picked = palloc(sizeof(uint32) * replicas);
-	bool	   *seen = palloc0(sizeof(bool) * Max(ring->spec.nnodes, 1));
-	const uint64 *p = ring->positions;
-
-	for (uint32 i = 0; i < ring->npoints; i++)
-	{
-		int			norder;
-		int			npicked;
-
-		if ((i & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (i > 0 && p[i] == p[i - 1])
-			continue;			/* owns nothing: the first at its position does */
-		norder = chash_ring_walk_for_zones(ring, i, replicas, order, seen);
-		npicked = chash_zones_pick(ring, order, norder, picked, replicas);
-		for (int r = 0; r < npicked; r++)
-			sums[picked[r]] += arc_length(ring, i, bits);
-	}
-	for (int k = 0; k < ring->spec.nnodes; k++)
-		owned[k] = (double) (sums[k] / ldexpl(1.0L, bits));
-	pfree(seen);
 	pfree(picked);
 	pfree(order);
 	pfree(sums);

@@ -424,8 +424,21 @@ extern void chash_rotation_ownership(const ChashPlacement *placement,
 									 double *owned);
 extern void chash_ring_ownership(const ChashPlacement *ring, int replicas,
 								 double *owned);
-extern void chash_ring_ownership_zones(const ChashPlacement *ring, int replicas,
-									   double *owned);
+
+/* The cells a preference order walks, in walk order (see ownership.c) */
+typedef struct ChashWalkCells
+{
+	uint32		count;
+	/* the node owning cell i, or CHASH_SLOT_UNOWNED */
+	uint32		(*owner) (const void *arg, uint32 i);
+	/* the number of positions whose walk starts at cell i */
+	long double (*keys) (const void *arg, uint32 i);
+	const void *arg;
+} ChashWalkCells;
+
+extern void chash_walk_ownership(const ChashPlacement *placement,
+								 const ChashWalkCells *cells, int replicas,
+								 bool distinct_zones, double *owned);
 extern void chash_ring_expected(const ChashRingSpec *spec, int replicas,
 								double *expected);
 

@@ -1102,6 +1102,10 @@ chash_placement_preference(const ChashPlacement *placement, uint64 position,
 	{
 		uint32		owner = chash_ring_owner(placement, at);
 
+		/* a node of few points can be a whole ring away */
+		if ((step & 65535) == 65535)
+			CHECK_FOR_INTERRUPTS();
+
 		if (!seen[owner])
 		{
 			seen[owner] = true;
@@ -1167,6 +1171,9 @@ chash_ring_walk_for_zones(const ChashPlacement *ring, uint32 at, int n,
 	for (uint32 step = 0; step < ring->npoints; step++)
 	{
 		uint32		owner = chash_ring_owner(ring, at);
+
+		if ((step & 65535) == 65535)
+			CHECK_FOR_INTERRUPTS();
 
 		if (!seen[owner])
 		{

@@ -97,6 +97,10 @@ chash_table_walk(const ChashPlacement *placement, uint32 slot, uint32 *out,
 	{
 		uint32		node = table->slots[slot];
 
+		/* a node of few slots can be a whole table away */
+		if ((step & 65535) == 65535)
+			CHECK_FOR_INTERRUPTS();
+
 		if (node != CHASH_SLOT_UNOWNED && !seen[node])
 		{
 			seen[node] = true;
@@ -132,51 +136,35 @@ chash_table_preference(const ChashPlacement *placement, uint64 position,
 	pfree(seen);
 }
 
-/*
- * The nodes of a table in the order of their next slot at or after a
- * slot, the nearest first: a doubly linked list over node indexes, to
- * which a step back to slot s moves s's owner to the front.  After a pass
- * over the whole table from its end, a second pass's list at slot s is the
- * walk from s, wrapping (owners met only before s follow, by their first
- * slot), in constant time a step rather than a walk's.
- */
-typedef struct WalkList
+/* What every table's slot count comes with: see chash_table_ownership */
+typedef struct TableCells
 {
-	uint32	   *next;
-	uint32	   *prev;
-	bool	   *listed;
-	uint32		head;
-} WalkList;
+	const ChashSlotTable *table;
+	uint64		per;
+	uint64		extra;
+} TableCells;
 
-#define WALK_END PG_UINT32_MAX
-
-static void
-walk_list_front(WalkList *list, uint32 node)
+static uint32
+table_cells_owner(const void *arg, uint32 s)
 {
-	if (list->head == node)
-		return;
-	if (list->listed[node])
-	{
-		list->next[list->prev[node]] = list->next[node];
-		if (list->next[node] != WALK_END)
-			list->prev[list->next[node]] = list->prev[node];
-	}
-	list->listed[node] = true;
-	list->prev[node] = WALK_END;
-	list->next[node] = list->head;
-	if (list->head != WALK_END)
-		list->prev[list->head] = node;
-	list->head = node;
+	return ((const TableCells *) arg)->table->slots[s];
+}
+
+static long double
+table_cells_keys(const void *arg, uint32 s)
+{
+	const TableCells *tc = arg;
+
+	/* in long double: per + 1 is 2^64 for one slot and a 64-bit hash */
+	return (long double) tc->per + (s < tc->extra ? 1 : 0);
 }
 
 /*
  * Exact: slot s holds the positions p of the 2^bits with p mod size = s,
  * floor((2^bits - 1) / size) of them and one more for the slots up to
  * (2^bits - 1) mod size; each owned slot's keys go to the first replicas
- * of its walk (picked by zones if asked).  The keys of unowned slots have
- * no owner.  The slots of a run of one owner walk alike, so each run's
- * walk is read once, from the list above; walking from each run instead
- * would cross the table once a run when a member owns few slots or none.
+ * of its walk (picked by zones if asked), as chash_walk_ownership counts
+ * them.  The keys of unowned slots have no owner.
  */
 void
 chash_table_ownership(const ChashPlacement *placement, int replicas,
@@ -185,84 +173,8 @@ chash_table_ownership(const ChashPlacement *placement, int replicas,
 	const ChashSlotTable *table = placement->data;
 	int			bits = placement->spec.key_hash->bits;
 	uint64		max = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
-	uint64		per = max / table->size;
-	uint64		extra = max % table->size + 1;
-	int			nnodes = Max(placement->spec.nnodes, 1);
-	long double *sums = palloc0(sizeof(long double) * nnodes);
-	int			nwalk = distinct_zones ? placement->nactive : replicas;
-	uint32	   *walk = palloc(sizeof(uint32) * Max(nwalk, 1));
-	uint32	   *picked = palloc(sizeof(uint32) * Max(replicas, 1));
-	uint32	   *slotless = palloc(sizeof(uint32) * Max(placement->nactive, 1));
-	int			nslotless = 0;
-	WalkList	list;
-	uint32		end = table->size;
+	TableCells	tc = {table, max / table->size, max % table->size + 1};
+	ChashWalkCells cells = {table->size, table_cells_owner, table_cells_keys, &tc};
 
-	list.next = palloc(sizeof(uint32) * nnodes);
-	list.prev = palloc(sizeof(uint32) * nnodes);
-	list.listed = palloc0(sizeof(bool) * nnodes);
-	list.head = WALK_END;
-
-	/* the first pass: the list as the walk from slot 0 sees it */
-	for (uint32 s = table->size; s-- > 0;)
-	{
-		if ((s & 4095) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (table->slots[s] != CHASH_SLOT_UNOWNED)
-			walk_list_front(&list, table->slots[s]);
-	}
-	for (int i = 0; i < placement->nactive; i++)
-	{
-		if (!list.listed[placement->members[i]])
-			slotless[nslotless++] = placement->members[i];
-	}
-
-	/* the second: each run's walk when the list reaches its first slot */
-	for (uint32 s = table->size; s-- > 0;)
-	{
-		uint32		node = table->slots[s];
-		long double share;
-		const uint32 *chosen = walk;
-		int			found = 0;
-
-		if ((s & 4095) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (node != CHASH_SLOT_UNOWNED)
-			walk_list_front(&list, node);
-		if (s > 0 && table->slots[s - 1] == node)
-			continue;			/* not the first slot of its run */
-		if (node == CHASH_SLOT_UNOWNED)
-		{
-			end = s;
-			continue;
-		}
-		/* in long double: per + 1 is 2^64 for one slot and a 64-bit hash */
-		share = ldexpl((long double) per * (end - s) +
-					   (extra > s ? Min(end, extra) - s : 0), -bits);
-		end = s;
-		if (replicas == 1)
-		{
-			sums[node] += share;
-			continue;
-		}
-		for (uint32 k = list.head; k != WALK_END && found < nwalk; k = list.next[k])
-			walk[found++] = k;
-		for (int i = 0; found < nwalk; i++)
-			walk[found++] = slotless[i];
-		if (distinct_zones)
-		{
-			chash_zones_pick(placement, walk, nwalk, picked, replicas);
-			chosen = picked;
-		}
-		for (int r = 0; r < replicas; r++)
-			sums[chosen[r]] += share;
-	}
-	for (int k = 0; k < placement->spec.nnodes; k++)
-		owned[k] = (double) sums[k];
-	pfree(list.listed);
-	pfree(list.prev);
-	pfree(list.next);
-	pfree(slotless);
-	pfree(picked);
-	pfree(walk);
-	pfree(sums);
+	chash_walk_ownership(placement, &cells, replicas, distinct_zones, owned);
 }

@@ -12,6 +12,10 @@
  *	- ownership by zones of rotations (modulo, jump: the members from the
  *	  owner on) against the pick from each member's whole order, now that
  *	  they take only as much of it as the zones need;
+ *	- ownership of placements that walk cells (rings of points, maglev
+ *	  and slots tables), with replicas and by zones, against the pick from
+ *	  each cell's whole walk, now that one pass of move-to-front lists of
+ *	  nodes and of zones serves every cell;
  *	- ownership with replicas (chash_ownership) against its integral
  *	  written again plainly here, member by member (groups x members a
  *	  step, where the placement halves), with and without zones, and with
@@ -41,6 +45,10 @@ static long failures = 0;
 
 /* counted by server_stubs.c's ProcessInterrupts */
 extern long chash_test_interrupt_checks;
+
+/* what make_placement gives rings of points and tables */
+static int	test_vnodes = 1;
+static int	test_table_size = 0;
 
 static uint64
 rnd(void)
@@ -74,7 +82,8 @@ make_placement(const char *algorithm, const char *hash, const char *variant,
 	spec->algorithm = chash_algorithm_get(algorithm);
 	spec->hash = spec->key_hash = chash_hash_get(hash);
 	spec->variant = variant;
-	spec->vnodes = 1;
+	spec->vnodes = test_vnodes;
+	spec->table_size = test_table_size;
 	spec->vnode_name = spec->vnode_name_utf8 = "{node}#{i}";
 	spec->vnode_name_utf8_len = strlen(spec->vnode_name);
 	spec->nnodes = n;
@@ -241,6 +250,68 @@ test_rotation_zones(const char *algorithm, int n, int nzones, int replicas)
 	pfree(ref);
 	pfree(owned);
 	pfree(one);
+}
+
+/*
+ * Ownership of a placement that walks cells (a ring's points, a table's
+ * slots) against the pick from each cell's whole walk: the keys of cell c,
+ * those whose first cell at or after them is c, go to the first replicas
+ * of chash_placement_preference from c's position, picked by zones with
+ * distinct_zones
+ */
+static void
+test_walk_ownership(const char *algorithm, const char *hash, int n,
+					bool weighted, int nzones, bool distinct_zones,
+					int replicas)
+{
+	ChashPlacement *p = make_placement(algorithm, hash, NULL, n, weighted,
+									   nzones);
+	int			bits = p->spec.key_hash->bits;
+	long double space = ldexpl(1.0L, bits);
+	double	   *owned = palloc(sizeof(double) * n);
+	long double *ref = palloc0(sizeof(long double) * n);
+	uint32	   *all = palloc(sizeof(uint32) * n);
+	uint32	   *picked = palloc(sizeof(uint32) * replicas);
+	bool		same = true;
+	bool		table = p->kind != CHASH_PLACEMENT_POINTS;
+	uint32		cells = table ? ((ChashSlotTable *) p->data)->size : p->npoints;
+	uint64		max = bits == 64 ? PG_UINT64_MAX : (UINT64CONST(1) << bits) - 1;
+
+	chash_placement_ownership(p, replicas, distinct_zones, owned);
+	for (uint32 c = 0; c < cells; c++)
+	{
+		long double keys;
+		uint64		position;
+
+		if (table)
+		{
+			keys = (long double) (max / cells) + (c <= max % cells ? 1 : 0);
+			position = c;
+		}
+		else
+		{
+			/* the first point of a position owns the arc up to it */
+			if (c > 0 && p->positions[c] == p->positions[c - 1])
+				continue;
+			position = p->positions[c];
+			keys = c > 0 ? (long double) (p->positions[c] - p->positions[c - 1]) :
+				space - (long double) p->positions[cells - 1] + (long double) p->positions[0];
+		}
+		chash_placement_preference(p, position, all, p->nactive);
+		if (distinct_zones)
+			chash_zones_pick(p, all, p->nactive, picked, replicas);
+		else
+			memcpy(picked, all, sizeof(uint32) * replicas);
+		for (int r = 0; r < replicas; r++)
+			ref[picked[r]] += keys;
+	}
+	for (int k = 0; k < n; k++)
+		same &= fabs(owned[k] - (double) (ref[k] / space)) <= 1e-12;
+	check(same, "walk ownership against each cell's whole walk", n, replicas);
+	pfree(picked);
+	pfree(all);
+	pfree(ref);
+	pfree(owned);
 }
 
 /* Add one event of probability q to counts[0..max], dropping the rest */
@@ -467,6 +538,25 @@ main(int argc, char **argv)
 	test_ownership(10, 3, true, 5);
 	test_ownership(10, 3, false, 4);	/* zones, not distinct */
 	printf("placement_test: %-12s %ld checks\n", "ownership", checks - before);
+
+	before = checks;
+	test_table_size = 1009;
+	test_walk_ownership("maglev", "xxh3_64", 9, true, 0, false, 1);
+	test_walk_ownership("maglev", "xxh3_64", 9, true, 0, false, 4);
+	test_walk_ownership("maglev", "xxh3_64", 9, true, 3, true, 3);
+	test_walk_ownership("maglev", "xxh3_64", 9, false, 2, true, 5);	/* fewer zones */
+	test_walk_ownership("slots", "crc32", 7, false, 3, true, 2);
+	test_walk_ownership("slots", "crc32", 7, false, 3, false, 7);
+	test_table_size = 0;
+	test_vnodes = 20;
+	test_walk_ownership("ring", "xxh3_64", 12, true, 0, false, 1);
+	test_walk_ownership("ring", "xxh3_64", 12, true, 0, false, 5);
+	test_walk_ownership("ring", "xxh3_64", 12, true, 4, true, 3);
+	test_walk_ownership("ring", "xxh3_64", 12, false, 3, true, 6);	/* fewer zones */
+	test_walk_ownership("ring", "xxh3_64", 12, false, 12, true, 12);
+	test_walk_ownership("ring", "crc32", 10, false, 5, true, 2);
+	test_vnodes = 1;
+	printf("placement_test: %-12s %ld checks\n", "walks", checks - before);
 
 	test_interrupt_checks();
 	printf("placement_test: %ld checks, %ld failed\n", checks, failures);
