@@ -964,6 +964,11 @@ $$;
 COMMENT ON FUNCTION chash.mysql_node_rows(text, text, text) IS
 	'the MySQL condition choosing the rows of a ring''s node (modulo on identity, crc32 and md5 rings, slots on identity, crc32 or md5; no tagged ring), NULL if MySQL cannot compute the ring';
 
+-- The pictures draw computed placements: tables by their slots, modulo
+-- and jump by their members
+COMMENT ON FUNCTION chash.ring_arcs(text) IS
+	'the ring as arcs of one owner each, in fractions of the hash space from position 0 clockwise; of a table (slots, maglev, elasticsearch), in fractions of its slots; of modulo and jump, an equal arc a member in member order; none for rendezvous';
+
 -- The cache's figures for this backend, with the memory its rings hold
 -- and the rings freed to fit chash.cache_memory
 DROP FUNCTION chash.cache_stats();

@@ -159,6 +159,7 @@ const ChashAlgorithm chash_algorithm_jump = {
 	.node_points = chash_computed_node_points,
 	.description = "jump consistent hash (Lamping and Veach; variant guava: Guava's consistentHash) over the active nodes in ordinal order",
 	.node_points_alone = true,
+	.equal_members = true,
 	.owner = jump_owner,
 	.preference = jump_preference,
 	.ownership = jump_ownership,

@@ -66,6 +66,7 @@ const ChashAlgorithm chash_algorithm_modulo = {
 	.node_points = chash_computed_node_points,
 	.description = "position mod n over the active nodes in ordinal order (id % n with key hash identity)",
 	.node_points_alone = true,
+	.equal_members = true,
 	.owner = modulo_owner,
 	.preference = modulo_preference,
 	.ownership = modulo_ownership,

@@ -163,6 +163,8 @@ typedef struct ChashAlgorithm
 	bool		takes_tokens;	/* nodes may be given their points */
 	bool		needs_tokens;	/* every active node must be */
 	bool		takes_slots;	/* nodes may be given slot ranges */
+	/* members own equal shares, one after another (the picture's arcs) */
+	bool		equal_members;
 
 	/*
 	 * Computed placements.  build: derive what lookups need from the

@@ -15,6 +15,7 @@
 
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
@@ -172,6 +173,9 @@ chash_slot_ranges(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
+		/* a run a slot: up to 67,108,864 rows */
+		CHECK_FOR_INTERRUPTS();
+
 		end = slot_run(table, first, &owner);
 		if (owner == CHASH_SLOT_UNOWNED)
 			continue;
@@ -188,9 +192,10 @@ chash_slot_ranges(PG_FUNCTION_ARGS)
 /*
  * chash.ring_arcs(ring): the circle as arcs [start, stop) of one owner each,
  * in fractions of the hash space from position 0 clockwise (unsigned
- * order), neighbouring arcs of one node merged.  A slots ring's circle is
- * its slots, in fractions of their number, unowned ones in no arc; other
- * placements without points have no arcs.
+ * order), neighbouring arcs of one node merged.  A table's circle (slots,
+ * maglev, elasticsearch) is its slots, in fractions of their number,
+ * unowned ones in no arc; that of modulo and jump its members in order, an
+ * equal arc each; rendezvous, whose owners follow no order, has no arcs.
  */
 PG_FUNCTION_INFO_V1(chash_ring_arcs);
 
@@ -218,13 +223,21 @@ chash_ring_arcs(PG_FUNCTION_ARGS)
 	uint32		owner;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (ring->spec.algorithm->takes_slots)
+	if (ring->spec.algorithm->equal_members)
+	{
+		for (int m = 0; m < ring->nactive; m++)
+			put_arc(rsinfo, ring, (double) m / ring->nactive,
+					(double) (m + 1) / ring->nactive, ring->members[m]);
+		return (Datum) 0;
+	}
+	if (ring->spec.algorithm->has_table)
 	{
 		const ChashSlotTable *table = ring->data;
 		uint32		end;
 
 		for (uint32 first = 0; first < table->size; first = end)
 		{
+			CHECK_FOR_INTERRUPTS();
 			end = slot_run(table, first, &owner);
 			if (owner != CHASH_SLOT_UNOWNED)
 				put_arc(rsinfo, ring, (double) first / table->size,
@@ -239,6 +252,8 @@ chash_ring_arcs(PG_FUNCTION_ARGS)
 	owner = chash_ring_owner(ring, 0);
 	for (uint32 i = 1; i < ring->npoints; i++)
 	{
+		if ((i & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
 		/* later points on a shared position own nothing */
 		if (p[i] == p[i - 1] || chash_ring_owner(ring, i) == owner)
 			continue;

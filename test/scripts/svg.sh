@@ -40,6 +40,11 @@ SELECT chash_ring_create('names <&> "quoted" ''ring''', hash => 'murmur3_32');
 SELECT chash_node_add('names <&> "quoted" ''ring''', n)
 FROM unnest(ARRAY['<script>', 'a & b', '"q"', '''s''', 'ünïcødé 日本 🐘', ']]>',
 				  E'bell\x07 and tab\t', U&'not a character \FFFE']) n;
+-- computed placements: a table by its slots, jump by its members
+SELECT chash_ring_create('maglev', algorithm => 'maglev');
+SELECT chash_node_add('maglev', 'm' || i, weight => i) FROM generate_series(1, 5) i;
+SELECT chash_ring_create('jump', algorithm => 'jump');
+SELECT chash_node_add('jump', 'j' || i) FROM generate_series(1, 7) i;
 -- a node that owns nearly all of the ring
 SELECT chash_ring_create('dominant', hash => 'java_hashcode', vnodes => 1, vnode_name => '{node}{i}');
 SELECT chash_node_add('dominant', n) FROM unnest(ARRAY['a', 'b', 'c']) n;

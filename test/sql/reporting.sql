@@ -100,6 +100,26 @@ SELECT o.node, abs(a.len - o.owned) < 1e-9 AS arcs_are_owned
 FROM chash_ownership('big') o
 JOIN (SELECT node, sum(stop - start) AS len FROM chash.ring_arcs('big') GROUP BY node) a USING (node)
 ORDER BY o.node;
+-- computed placements are drawn too: a table by its slots, modulo and jump
+-- by their members in order, an equal arc each, whose lengths are each
+-- node's share (a table's within its slots' rounding: 960 slots of a 32-bit
+-- hash differ from the hash space's by less than a millionth); rendezvous
+-- has no arcs
+SELECT chash_ring_create('pic_' || a, algorithm => a,
+						 table_size => CASE a WHEN 'maglev' THEN 1009 WHEN 'slots' THEN 1000 WHEN 'elasticsearch' THEN 960 END)
+FROM unnest(ARRAY['maglev', 'slots', 'elasticsearch', 'modulo', 'jump', 'rendezvous']) a;
+SELECT chash_node_add(r.ring, 'n' || i) FROM chash.ring_config r, generate_series(1, 6) i WHERE r.ring LIKE 'pic\_%';
+SELECT r.ring, (SELECT count(*) FROM chash.ring_arcs(r.ring)) AS arcs, count(a.node) AS nodes_drawn,
+	   coalesce(max(abs(a.len - o.owned)) < 1e-6, true) AS arcs_are_owned,
+	   (SELECT count(*) FROM regexp_matches(chash_ring_svg(r.ring), '<path ', 'g')) AS paths
+FROM chash.ring_config r
+LEFT JOIN LATERAL (SELECT x.node, sum(x.stop - x.start) AS len FROM chash.ring_arcs(r.ring) x GROUP BY x.node) a ON true
+LEFT JOIN LATERAL chash_ownership(r.ring) o ON o.node = a.node
+WHERE r.ring LIKE 'pic\_%'
+GROUP BY r.ring ORDER BY r.ring;
+-- modulo's and jump's arcs are their members in order
+SELECT string_agg(node, ' ' ORDER BY start) AS modulo_arcs FROM chash.ring_arcs('pic_modulo');
+SELECT chash_ring_drop(ring) FROM chash.ring_config WHERE ring LIKE 'pic\_%';
 SELECT chash_node_add('hand', '<b & "c">');
 SELECT chash_node_add('hand', 'ünï 🐘');
 SELECT position('&lt;b &amp; &quot;c&quot;&gt;' IN chash_ring_svg('hand')) > 0 AS escaped,
