@@ -260,7 +260,9 @@ rendezvous_preference(const ChashPlacement *placement, uint64 position,
  * quadrature on (0, infinity)), about 1e-12 relative with these steps.
  * Every member's integral takes the same steps, so a step serves them all:
  * its counts of "every group but g" come for all g at once by halving
- * (counts_but_each), in time groups x replicas x log(groups) a step.
+ * (counts_but_each), in time groups x replicas x log(groups) a step; the
+ * fill-up's counts of the other groups' later ones halve alike
+ * (later_but_each), room^2 x groups x log(groups).
  */
 #define RENDEZVOUS_STEPS_PER_UNIT 32
 #define RENDEZVOUS_HALF_WIDTH 4
@@ -371,6 +373,88 @@ later_counts(const ShareStep *step, const double *p, double *within,
 	}
 }
 
+/* What the fill-up of every group works with, at one step */
+typedef struct FillGroups
+{
+	ShareStep  *step;
+	const double *p;			/* per member: before t */
+	const double *later;		/* per group: counts of its later ones */
+	double	   *cumulative;
+	const double *unit;
+	double	   *stack;			/* for counts_but_each over a group */
+	const double *w;
+	double	   *sum;
+	double		t;
+	double		dt;
+} FillGroups;
+
+/* Group g's members picked to fill up, given the other groups' counts */
+static void
+fill_group(FillGroups *fg, int g, const double *others)
+{
+	ShareStep  *step = fg->step;
+
+	if (step->start[g + 1] - step->start[g] < 2)
+		return;					/* alone in its group, a member is its first */
+	fg->cumulative[0] = others[0];
+	for (int c = 1; c < step->room; c++)
+		fg->cumulative[c] = fg->cumulative[c - 1] + others[c];
+	step->cumulative = fg->cumulative;
+	counts_but_each(fg->p, step->start[g], step->start[g + 1], fg->unit,
+					step->room + 1, fg->stack, fill_leaf, step);
+	for (uint32 j = step->start[g]; j < step->start[g + 1]; j++)
+	{
+		uint32		m = step->members_of[j];
+
+		fg->sum[m] += fg->w[m] * exp(-fg->w[m] * fg->t) * step->fill[m] * fg->dt;
+	}
+}
+
+/* acc times group g's counts of later ones, the first room terms */
+static void
+later_times(const ShareStep *step, const double *later, int g, double *acc,
+			double *scratch)
+{
+	const double *lo = later + (size_t) g * step->room;
+
+	memset(scratch, 0, sizeof(double) * step->room);
+	for (int c = 0; c < step->room; c++)
+		for (int l = 0; c + l < step->room; l++)
+			scratch[c + l] += acc[c] * lo[l];
+	memcpy(acc, scratch, sizeof(double) * step->room);
+}
+
+/*
+ * For each group of lo..hi-1, the counts of the later ones of every other
+ * group (acc: those outside lo..hi), by halving as counts_but_each does:
+ * room^2 x groups x log(groups), not x groups^2.  stack has room for
+ * 2 x room counts a level.
+ */
+static void
+later_but_each(FillGroups *fg, int lo, int hi, const double *acc,
+			   double *stack)
+{
+	const ShareStep *step = fg->step;
+	double	   *next = stack;
+	double	   *scratch = stack + step->room;
+	int			mid = lo + (hi - lo) / 2;
+
+	if (hi - lo == 1)
+	{
+		fill_group(fg, lo, acc);
+		return;
+	}
+	CHECK_FOR_INTERRUPTS();
+	memcpy(next, acc, sizeof(double) * step->room);
+	for (int g = mid; g < hi; g++)
+		later_times(step, fg->later, g, next, scratch);
+	later_but_each(fg, lo, mid, next, stack + 2 * step->room);
+	memcpy(next, acc, sizeof(double) * step->room);
+	for (int g = lo; g < mid; g++)
+		later_times(step, fg->later, g, next, scratch);
+	later_but_each(fg, mid, hi, next, stack + 2 * step->room);
+}
+
 static void
 rendezvous_ownership(const ChashPlacement *placement, int replicas,
 					 bool distinct_zones, double *owned)
@@ -395,6 +479,7 @@ rendezvous_ownership(const ChashPlacement *placement, int replicas,
 	double	   *later = NULL;
 	double	   *cumulative = NULL;
 	double	   *within = NULL;
+	double	   *group_stack = NULL;
 	int			max;
 
 	for (int k = 0; k < placement->spec.nnodes; k++)
@@ -457,6 +542,7 @@ rendezvous_ownership(const ChashPlacement *placement, int replicas,
 		later = palloc(sizeof(double) * step.ngroups * step.room);
 		cumulative = palloc(sizeof(double) * step.room);
 		within = palloc(sizeof(double) * (step.room + 2));
+		group_stack = palloc(sizeof(double) * 2 * step.room * 34);
 	}
 
 	for (int k = -steps; k <= steps; k++)
@@ -484,45 +570,18 @@ rendezvous_ownership(const ChashPlacement *placement, int replicas,
 		for (int j = 0; j < n; j++)
 			p[j] = -expm1(-w[members_of[j]] * t);
 		later_counts(&step, p, within, later);
-		for (int g = 0; g < step.ngroups; g++)
 		{
-			double	   *all = stack;
+			FillGroups	fg = {&step, p, later, cumulative, unit, stack,
+			w, sum, t, dt};
 
-			if (start[g + 1] - start[g] < 2)
-				continue;		/* alone in its group, a member is its first */
-			/* the other groups' later ones, and their cumulative counts */
-			memcpy(all, unit, sizeof(double) * step.room);
-			for (int o = 0; o < step.ngroups; o++)
-			{
-				const double *lo = later + (size_t) o * step.room;
-				double	   *next = all + step.room;
-
-				if (o == g)
-					continue;
-				memset(next, 0, sizeof(double) * step.room);
-				for (int c = 0; c < step.room; c++)
-					for (int l = 0; c + l < step.room; l++)
-						next[c + l] += all[c] * lo[l];
-				memcpy(all, next, sizeof(double) * step.room);
-			}
-			cumulative[0] = all[0];
-			for (int c = 1; c < step.room; c++)
-				cumulative[c] = cumulative[c - 1] + all[c];
-			step.cumulative = cumulative;
-			counts_but_each(p, start[g], start[g + 1], unit, step.room + 1,
-							stack, fill_leaf, &step);
-			for (uint32 j = start[g]; j < start[g + 1]; j++)
-			{
-				uint32		m = members_of[j];
-
-				sum[m] += w[m] * exp(-w[m] * t) * step.fill[m] * dt;
-			}
+			later_but_each(&fg, 0, step.ngroups, unit, group_stack);
 		}
 	}
 	for (int m = 0; m < n; m++)
 		owned[placement->members[m]] = sum[m];
 	if (step.room > 0)
 	{
+		pfree(group_stack);
 		pfree(within);
 		pfree(cumulative);
 		pfree(later);

@@ -536,6 +536,7 @@ main(int argc, char **argv)
 	test_ownership(12, 4, true, 3);
 	test_ownership(7, 2, true, 3);	/* fewer zones than replicas */
 	test_ownership(10, 3, true, 5);
+	test_ownership(23, 6, true, 11);	/* fill-up halving over 6 groups */
 	test_ownership(10, 3, false, 4);	/* zones, not distinct */
 	printf("placement_test: %-12s %ld checks\n", "ownership", checks - before);
 
