@@ -2764,6 +2764,9 @@ CREATE FUNCTION chash.move_check_caller() RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	missing bigint;
+	example text;
 BEGIN
 	-- the cleanup waits for every older transaction, and a move is taken
 	-- over only once its session has stopped running it: both must be seen
@@ -2775,6 +2778,33 @@ BEGIN
 			MESSAGE = 'an online move needs the privileges of pg_read_all_stats',
 			DETAIL = 'Before it deletes the moved rows, the move waits for every transaction that may still route by the old ring, and only pg_read_all_stats sees them all.',
 			HINT = 'Grant pg_read_all_stats to the role that runs the move.';
+	END IF;
+	-- the procedures call the helpers with the caller's rights
+	SELECT pg_catalog.count(*), pg_catalog.min(p.oid::pg_catalog.regprocedure::text)
+	INTO missing, example
+	FROM pg_catalog.pg_proc p
+	WHERE p.pronamespace OPERATOR(pg_catalog.=) 'chash'::pg_catalog.regnamespace
+	  AND p.proname OPERATOR(pg_catalog.~~) 'move\_%'
+	  AND NOT pg_catalog.has_function_privilege(p.oid, 'EXECUTE');
+	IF missing > 0 THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'insufficient_privilege',
+			MESSAGE = 'an online move needs EXECUTE on the functions chash.move_*',
+			DETAIL = pg_catalog.format('The role may not execute %s of them, %s among them.', missing, example),
+			HINT = 'Grant EXECUTE on every function chash.move_* to the role that runs the move, as well as on the procedures.';
+	END IF;
+	-- and they keep the moves' records
+	SELECT pg_catalog.count(*), pg_catalog.min(t.t::text)
+	INTO missing, example
+	FROM unnest(ARRAY['chash.online_moves', 'chash.online_move_pairs',
+					  'chash.online_move_nodes']::pg_catalog.regclass[]) t
+	WHERE NOT pg_catalog.has_table_privilege(t.t, 'SELECT, INSERT, UPDATE, DELETE');
+	IF missing > 0 THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'insufficient_privilege',
+			MESSAGE = 'an online move needs SELECT, INSERT, UPDATE and DELETE on the tables of online moves',
+			DETAIL = pg_catalog.format('The role lacks them on %s of them, %s among them.', missing, example),
+			HINT = 'Grant them on chash.online_moves, chash.online_move_pairs and chash.online_move_nodes to the role that runs the move.';
 	END IF;
 	PERFORM chash.move_dblink();
 	-- connections a call that failed in this session may have left
@@ -2828,6 +2858,16 @@ BEGIN
 	END IF;
 	PERFORM chash.key_column_type(relation, key_column);
 	PERFORM chash.move_check_caller();
+	-- the cutover drops from_ring and copies to_ring under its name: a role
+	-- that could not would find out after the copies
+	IF NOT (pg_catalog.has_table_privilege('chash.ring_config', 'INSERT, DELETE') AND
+			pg_catalog.has_table_privilege('chash.node_config', 'INSERT, DELETE')) THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'insufficient_privilege',
+			MESSAGE = pg_catalog.format('permission denied to change ring "%s"', chash.message_name(from_ring)),
+			DETAIL = pg_catalog.format('At its cutover the move drops ring "%s" and copies ring "%s" under its name, which needs INSERT and DELETE on chash.ring_config and chash.node_config.',
+									   chash.message_name(from_ring), chash.message_name(to_ring));
+	END IF;
 
 	mv := chash.move_take(from_ring, relation);
 	IF mv.move_id IS NOT NULL

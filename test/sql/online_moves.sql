@@ -92,6 +92,54 @@ SET ROLE regress_chash_mover;
 CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
 CALL chash_move_abort('om_a');
 RESET ROLE;
+-- and execute the helpers the procedures call with its rights: told so
+-- before anything runs
+GRANT pg_read_all_stats TO regress_chash_mover;
+SET ROLE regress_chash_mover;
+\set VERBOSITY default
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+CALL chash_move_abort('om_a');
+RESET ROLE;
+-- granted them, it needs the moves' records
+DO $$
+DECLARE
+	f regprocedure;
+BEGIN
+	FOR f IN SELECT p.oid FROM pg_proc p
+			 WHERE p.pronamespace = 'chash'::regnamespace AND p.proname LIKE 'move\_%' LOOP
+		EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO regress_chash_mover', f);
+	END LOOP;
+END
+$$;
+SET ROLE regress_chash_mover;
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+RESET ROLE;
+GRANT SELECT, INSERT, UPDATE, DELETE ON chash.online_moves, chash.online_move_pairs, chash.online_move_nodes
+	TO regress_chash_mover;
+SET ROLE regress_chash_mover;
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+RESET ROLE;
+-- and change the ring at the cutover; then it goes on to the shards'
+-- targets, which its own privileges must reach
+GRANT INSERT, DELETE ON chash.ring_config, chash.node_config TO regress_chash_mover;
+SET ROLE regress_chash_mover;
+CALL chash_move_online('om_a', 'om_b', 'om_users', 'k');
+\set VERBOSITY terse
+RESET ROLE;
+REVOKE INSERT, DELETE ON chash.ring_config, chash.node_config FROM regress_chash_mover;
+REVOKE SELECT, INSERT, UPDATE, DELETE ON chash.online_moves, chash.online_move_pairs, chash.online_move_nodes
+	FROM regress_chash_mover;
+DO $$
+DECLARE
+	f regprocedure;
+BEGIN
+	FOR f IN SELECT p.oid FROM pg_proc p
+			 WHERE p.pronamespace = 'chash'::regnamespace AND p.proname LIKE 'move\_%' LOOP
+		EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM regress_chash_mover', f);
+	END LOOP;
+END
+$$;
+REVOKE pg_read_all_stats FROM regress_chash_mover;
 REVOKE EXECUTE ON PROCEDURE chash_move_online(text, text, regclass, name, interval, interval, boolean),
 	chash_move_abort(text, interval) FROM regress_chash_mover;
 DROP ROLE regress_chash_mover;
