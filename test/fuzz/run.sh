@@ -10,7 +10,7 @@
 #   test/fuzz/run.sh [HARNESS...]      (default: all of them)
 #
 # Time budget: each harness runs CHASH_FUZZ_SECONDS seconds (default 60),
-# one after the other, so make fuzz takes about 5 minutes plus some 30 s of
+# one after the other, so make fuzz takes about 6 minutes plus some 30 s of
 # building.  Raise it for a deeper search: CHASH_FUZZ_SECONDS=3600 make fuzz.
 #
 # Harnesses (test/fuzz/fuzz_*.c; each file's head says what it checks):
@@ -26,6 +26,12 @@
 #                  slots) from the input: prepare against README's rules,
 #                  members, zones, the table, owner, preference (with and
 #                  without zones) and ownership against references
+#   fuzz_algorithms every algorithm of the table (nginx, haproxy, dalli,
+#                  elasticsearch, envoy_ring_hash, tokens and pymemcache's
+#                  keyed rendezvous too) held to what any placement must
+#                  do: builds once prepared, owners first of their orders,
+#                  orders prefixes of the whole, picks by zones, keyed
+#                  orders, ownership sums
 #
 # Files, under CHASH_FUZZ_DIR (default test/fuzz/work, ignored by git):
 #   bin/HARNESS            the fuzz binaries
@@ -62,7 +68,7 @@ seconds=${CHASH_FUZZ_SECONDS:-60}
 	{ echo "fuzz: CHASH_FUZZ_SECONDS must be a positive number of seconds" >&2; exit 2; }
 dir=${CHASH_FUZZ_DIR:-test/fuzz/work}
 cc=${CHASH_FUZZ_CC:-clang-14}
-all_harnesses=(fuzz_hash fuzz_template fuzz_ring fuzz_compare fuzz_placement)
+all_harnesses=(fuzz_hash fuzz_template fuzz_ring fuzz_compare fuzz_placement fuzz_algorithms)
 if [ $# -gt 0 ]; then
 	harnesses=("$@")
 else
