@@ -610,6 +610,8 @@ rendezvous_ownership(const ChashPlacement *placement, int replicas,
  */
 static const char rendezvous_pymemcache[] = "pymemcache";
 
+static int64 rendezvous_node_points(const ChashRingSpec *spec, int node);
+
 static void
 rendezvous_prepare(ChashRingSpec *spec)
 {
@@ -634,6 +636,9 @@ rendezvous_prepare(ChashRingSpec *spec)
 				 errhint("Use the hash \"pymemcache_murmur3\", pymemcache's own.")));
 	spec->variant_data = rendezvous_pymemcache;
 	spec->keyed = true;
+	/* on every read too: the ownership of unit weights is no one else's */
+	for (int k = 0; k < spec->nnodes; k++)
+		(void) rendezvous_node_points(spec, k);
 }
 
 /*

@@ -231,7 +231,8 @@ chash_walk_ownership(const ChashPlacement *placement,
 		}
 	}
 	pfree(zone_new);
-	Assert(wp.nodes.nlisted + wp.ncellless >= replicas);
+	/* a key is held by as many distinct nodes as there are, at most */
+	replicas = Min(replicas, wp.nodes.nlisted + wp.ncellless);
 
 	/* the second: each run's walk when the lists reach its first cell */
 	for (uint32 i = cells->count; i-- > 0;)

@@ -784,6 +784,18 @@ SELECT pg_temp.expect_error($$SELECT chash_node_add('pm', '127.0.0.1:11300', 2)$
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('pmx', algorithm => 'rendezvous', ketama_variant => 'clandestined')$$);
 SELECT pg_temp.expect_error($$SELECT chash_ring_create('pmx', algorithm => 'rendezvous', ketama_variant => 'pymemcache', hash => 'xxh64')$$);
 SELECT pg_temp.expect_error($$SELECT chash_lookup('pm', '\xff'::bytea)$$);
+-- weights are refused when the variant changes too, and a ring made so
+-- behind the checks fails its lookups rather than route by weights
+-- pymemcache has not (its ownership would exceed 1)
+SELECT chash_ring_create('pmw', algorithm => 'rendezvous', hash => 'pymemcache_murmur3');
+SELECT chash_node_add('pmw', n, 2) FROM unnest(ARRAY['a', 'b']) n;
+SELECT pg_temp.expect_error($$UPDATE chash.ring_config SET ketama_variant = 'pymemcache' WHERE ring = 'pmw'$$);
+ALTER TABLE chash.ring_config DISABLE TRIGGER ring_config_check_update;
+UPDATE chash.ring_config SET ketama_variant = 'pymemcache' WHERE ring = 'pmw';
+ALTER TABLE chash.ring_config ENABLE ALWAYS TRIGGER ring_config_check_update;
+SELECT pg_temp.expect_error($$SELECT chash_lookup('pmw', 'k')$$);
+SELECT problem FROM chash.rings WHERE ring = 'pmw';
+SELECT chash_ring_drop('pmw');
 
 
 -- Elasticsearch indices of routing_partition_size P: a document goes to
