@@ -28,7 +28,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -DCHASH_VERSION='"$(CHASH_VERSION)"'
 PG_CFLAGS = -ffp-contract=off
 SHLIB_LINK = -lz -lnettle
 
-REGRESS = hash_functions api ring_admin lookup fastpath ketama placement profiles planning reporting transactions cache_memory errors privileges hostile search_path online_moves upgrade
+REGRESS = hash_functions api ring_admin lookup fastpath ketama placement profiles planning reporting transactions cache_memory errors privileges import_checks hostile search_path online_moves upgrade routing_memory
 REGRESS_OPTS = --inputdir=test --load-extension=chash
 ISOLATION = cache_visibility cache_statement cache_snapshots cache_per_ring ring_size_race ring_change_locks serializable
 ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=chash

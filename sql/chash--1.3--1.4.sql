@@ -61,6 +61,33 @@ COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, 
 	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli, elasticsearch or envoy_ring_hash; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
 
 -- A ring filled from a system's own description of its cluster
+-- The privilege an import needs, checked before its input is read: a role
+-- that may not change the ring learns nothing of the input, and costs no
+-- parse of it.  chash_ring_import and each helper it calls (which PUBLIC
+-- may execute, as the helpers run with the caller's rights) check it.
+CREATE FUNCTION chash.check_import_privilege(ring text)
+	RETURNS void
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF ring IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring must not be null';
+	END IF;
+	IF NOT (has_table_privilege('chash.node_config', 'INSERT')
+			AND has_table_privilege('chash.node_config', 'UPDATE')
+			AND has_table_privilege('chash.node_config', 'DELETE')) THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied to change ring "%s"', chash.message_name(ring)),
+			DETAIL = 'An import needs INSERT, UPDATE and DELETE privileges on table chash.node_config.',
+			HINT = 'Rings are changed by the owner of the chash extension, or by roles it grants these privileges to.';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION chash.check_import_privilege(text) IS
+	'an error unless the current role may import into a ring (INSERT, UPDATE and DELETE on chash.node_config)';
+
 -- The checks of an import of a Redis cluster's slots: a ring of 16384
 -- slots that hashes keys as Redis does
 CREATE FUNCTION chash.check_redis_ring(ring text, format text)
@@ -117,6 +144,7 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring, names, states and slot_lists must not be null';
 	END IF;
+	PERFORM chash.check_import_privilege(ring);
 	IF cardinality(states) <> cardinality(names) OR cardinality(slot_lists) <> cardinality(names) THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = 'names, states and slot_lists must have as many elements',
@@ -160,6 +188,7 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring and input must not be null';
 	END IF;
+	PERFORM chash.check_import_privilege(ring);
 	PERFORM chash.check_redis_ring(ring, 'redis_cluster_nodes');
 
 	-- one line a node: id address flags master ping-sent pong-recv
@@ -187,6 +216,21 @@ BEGIN
 				MESSAGE = format('master %s on line %s has no valid address', chash.message_name(f[1]), line.n),
 				DETAIL = format('Its address is "%s"; an address is host:port, the port from 1 to 65535.', chash.message_name(f[2])),
 				HINT = 'A node that does not know its own address shows ":port"; take CLUSTER NODES from another node of the cluster.';
+		END IF;
+		-- the address is the node's name: one a client could connect to,
+		-- spelt one way only
+		IF name ~ ':0[0-9]*$' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('master %s on line %s has no valid address', chash.message_name(f[1]), line.n),
+				DETAIL = format('Its address is "%s"; a port is written without leading zeros.', chash.message_name(f[2]));
+		ELSIF name ~ '[[:cntrl:]]' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('master %s on line %s has no valid address', chash.message_name(f[1]), line.n),
+				DETAIL = 'Its address holds a control character.';
+		ELSIF pg_catalog.octet_length(name) > 1024 THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the address on line %s is too long for a node name', line.n),
+				DETAIL = format('It is %s bytes long; node names are at most 1024 bytes.', pg_catalog.octet_length(name));
 		END IF;
 		ranges := '{}';
 		FOR i IN 9 .. pg_catalog.cardinality(f) LOOP
@@ -262,6 +306,7 @@ CREATE FUNCTION chash.import_redis_cluster_shards(ring text, input text)
 	AS $$
 DECLARE
 	doc jsonb;
+	dup record;
 	shard record;
 	node jsonb;
 	slots jsonb;
@@ -277,6 +322,7 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring and input must not be null';
 	END IF;
+	PERFORM chash.check_import_privilege(ring);
 	PERFORM chash.check_redis_ring(ring, 'redis_cluster_shards');
 	BEGIN
 		doc := input::jsonb;
@@ -292,6 +338,37 @@ BEGIN
 			MESSAGE = 'the input is not a list of shards',
 			HINT = 'Give the output of redis-cli --json CLUSTER SHARDS.';
 	END IF;
+	-- jsonb keeps the last of a key given twice in an object: the text of
+	-- the input (json) still has both, in the shards and in their nodes
+	-- (the RESP2 form's arrays of keys and values: chash.resp_map)
+	FOR dup IN
+		WITH s AS (
+			SELECT e.x, e.i FROM json_array_elements(input::json) WITH ORDINALITY e(x, i)
+		), o AS (
+			SELECT s.i, 0::bigint AS j, s.x FROM s WHERE json_typeof(s.x) = 'object'
+			UNION ALL
+			SELECT s.i, n.j, n.x
+			FROM s, json_array_elements(
+					CASE WHEN json_typeof(s.x) = 'object' AND json_typeof(s.x -> 'nodes') = 'array' THEN s.x -> 'nodes'
+						 WHEN json_typeof(s.x) = 'array' THEN
+							 coalesce((SELECT v.x FROM json_array_elements(s.x) WITH ORDINALITY k(x, i)
+									   JOIN json_array_elements(s.x) WITH ORDINALITY v(x, j) ON v.j = k.i + 1
+									   WHERE k.i % 2 = 1 AND json_typeof(k.x) = 'string' AND k.x #>> '{}' = 'nodes'
+										 AND json_typeof(v.x) = 'array'
+									   ORDER BY k.i LIMIT 1), '[]')
+						 ELSE '[]' END) WITH ORDINALITY n(x, j)
+			WHERE json_typeof(n.x) = 'object'
+		)
+		SELECT o.i, o.j, k.key
+		FROM o, json_object_keys(o.x) k(key)
+		GROUP BY o.i, o.j, k.key HAVING count(*) > 1
+		ORDER BY o.i, o.j, k.key LIMIT 1
+	LOOP
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = CASE WHEN dup.j = 0 THEN format('shard %s of the input gives key "%s" twice', dup.i, chash.message_name(dup.key))
+						   ELSE format('node %s of shard %s of the input gives key "%s" twice', dup.j, dup.i, chash.message_name(dup.key)) END,
+			DETAIL = 'A key of CLUSTER SHARDS has one value.';
+	END LOOP;
 	-- one shard each: its slots (pairs of first and last) and its nodes;
 	-- its master owns them
 	FOR shard IN
@@ -330,6 +407,21 @@ BEGIN
 				MESSAGE = format('the master of shard %s of the input has no valid address', shard.i),
 				DETAIL = format('Its ip is %s and its port %s; an ip is a string, a port from 1 to 65535.', coalesce('"' || chash.message_name(master ->> 'ip') || '"', 'missing'),
 								coalesce(chash.message_name(port), 'missing'));
+		END IF;
+		-- the address is the node's name: one a client could connect to,
+		-- spelt one way only
+		IF port ~ '^0' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the master of shard %s of the input has no valid address', shard.i),
+				DETAIL = format('Its port is %s; a port is written without leading zeros.', port);
+		ELSIF name ~ '[[:cntrl:]]' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the master of shard %s of the input has no valid address', shard.i),
+				DETAIL = 'Its ip holds a control character.';
+		ELSIF pg_catalog.octet_length(name) > 1024 THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the address of the master of shard %s of the input is too long for a node name', shard.i),
+				DETAIL = format('It is %s bytes long; node names are at most 1024 bytes.', pg_catalog.octet_length(name));
 		END IF;
 		IF jsonb_array_length(slots) % 2 <> 0 OR EXISTS (
 			SELECT FROM jsonb_array_elements(slots) x
@@ -396,6 +488,7 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring and input must not be null';
 	END IF;
+	PERFORM chash.check_import_privilege(ring);
 	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash INTO cfg
 	FROM chash.ring_config c WHERE c.ring = import_nodetool_ring.ring;
 	IF NOT FOUND THEN
@@ -415,7 +508,9 @@ BEGIN
 	-- line before it.  A token line has the fields address, rack, status,
 	-- state, load (one field, or a number and its unit), owns and token;
 	-- the header, the lone token above each data centre's first line and
-	-- the notes around them are not token lines.
+	-- the notes around them are not token lines.  A line of that shape
+	-- whose last field looks like a number, or with a status or a state,
+	-- is a token line: its token is checked below, not taken for a note.
 	WITH l AS (
 		SELECT m.n, pg_catalog.btrim(m.s, E' \t\r') AS s
 		FROM pg_catalog.regexp_split_to_table(input, E'\n') WITH ORDINALITY AS m(s, n)
@@ -436,7 +531,9 @@ BEGIN
 	INTO l_lines, l_dcs, l_addresses, l_racks, l_statuses, l_states, l_tokens
 	FROM t
 	WHERE pg_catalog.cardinality(t.f) IN (7, 8) AND t.f[1] <> 'Address'
-	  AND t.f[pg_catalog.cardinality(t.f)] ~ '^-?[0-9]+$';
+	  AND (t.f[pg_catalog.cardinality(t.f)] ~ '^[-+]?[0-9.]'
+		   OR t.f[3] IN ('Up', 'Down', '?')
+		   OR t.f[4] IN ('Normal', 'Leaving', 'Joining', 'Moving'));
 	IF l_lines IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = 'the input lists no token',
@@ -463,16 +560,23 @@ BEGIN
 		SELECT x.*
 		FROM unnest(l_lines, l_dcs, l_addresses, l_racks, l_statuses, l_states, l_tokens) AS x(n, dc, address, rack, status, state, token)
 		WHERE coalesce(x.dc, '') = wanted_dc
-		  AND (CASE WHEN pg_catalog.length(x.token) > 20 THEN true
+		  AND (CASE WHEN x.token !~ '^-?[0-9]+$' OR pg_catalog.length(x.token) > 20 THEN true
 					ELSE x.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 END
 			   OR x.status NOT IN ('Up', 'Down', '?')
 			   OR x.state NOT IN ('Normal', 'Leaving', 'Joining', 'Moving')
-			   OR pg_catalog.length(x.address) > 1024)
+			   OR pg_catalog.octet_length(x.address) > 1024
+			   OR x.address ~ '[[:cntrl:]]'
+			   OR pg_catalog.octet_length(x.rack) > 1024
+			   OR x.rack ~ '[[:cntrl:]]')
 		ORDER BY x.n LIMIT 1
 	LOOP
 		-- (a token of more digits than numeric takes is no token either)
-		IF (CASE WHEN pg_catalog.length(bad.token) > 20 THEN true
-				 ELSE bad.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 END) THEN
+		IF bad.token !~ '^-?[0-9]+$' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('token "%s" on line %s is not a Murmur3Partitioner token', chash.message_name(bad.token), bad.n),
+				DETAIL = 'A token is written in decimal digits, with a minus sign if negative, as nodetool ring shows it.';
+		ELSIF (CASE WHEN pg_catalog.length(bad.token) > 20 THEN true
+					ELSE bad.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 END) THEN
 			RAISE EXCEPTION USING ERRCODE = 'numeric_value_out_of_range',
 				MESSAGE = format('token %s on line %s is not a Murmur3Partitioner token', chash.message_name(bad.token), bad.n),
 				DETAIL = 'Tokens run from -9223372036854775808 to 9223372036854775807.';
@@ -484,9 +588,21 @@ BEGIN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
 				MESSAGE = format('state "%s" on line %s is not one of nodetool ring', chash.message_name(bad.state), bad.n),
 				DETAIL = 'A node''s state is Normal, Leaving, Joining or Moving.';
-		ELSE
+		ELSIF pg_catalog.octet_length(bad.address) > 1024 THEN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 				MESSAGE = format('the address on line %s is too long for a node name', bad.n);
+		ELSIF bad.address ~ '[[:cntrl:]]' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the address on line %s is not a valid node name', bad.n),
+				DETAIL = 'It holds a control character.';
+		ELSIF pg_catalog.octet_length(bad.rack) > 1024 THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the rack on line %s is too long for a zone', bad.n),
+				DETAIL = format('It is %s bytes long; zones are at most 1024 bytes.', pg_catalog.octet_length(bad.rack));
+		ELSE
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('the rack on line %s is not a valid zone', bad.n),
+				DETAIL = 'It holds a control character.';
 		END IF;
 	END LOOP;
 	FOR bad IN
@@ -560,14 +676,7 @@ BEGIN
 	END IF;
 	-- the privilege first: a role that may not change the ring learns
 	-- nothing of the input, and costs no parse of it
-	IF NOT (has_table_privilege('chash.node_config', 'INSERT')
-			AND has_table_privilege('chash.node_config', 'UPDATE')
-			AND has_table_privilege('chash.node_config', 'DELETE')) THEN
-		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
-			MESSAGE = format('permission denied to change ring "%s"', chash.message_name(ring)),
-			DETAIL = 'An import needs INSERT, UPDATE and DELETE privileges on table chash.node_config.',
-			HINT = 'Rings are changed by the owner of the chash extension, or by roles it grants these privileges to.';
-	END IF;
+	PERFORM chash.check_import_privilege(ring);
 	IF format IN ('redis_cluster_nodes', 'redis_cluster_shards') THEN
 		IF datacenter IS NOT NULL THEN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
@@ -588,6 +697,95 @@ END
 $$;
 COMMENT ON FUNCTION chash_ring_import(text, text, text, text) IS
 	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, or redis_cluster_shards, of redis-cli --json CLUSTER SHARDS, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; returns the number of nodes';
+
+-- A node's tokens, slots, zone and target, checked as they are given (by
+-- chash_node_add, chash_node_set, an import or plain DML): an error with
+-- its SQLSTATE naming the argument and the node, where the table's
+-- constraints would only name themselves.  Values stored before 1.4 and
+-- left as they are stay.
+CREATE FUNCTION chash.check_node_values() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	what text;
+	bad record;
+BEGIN
+	IF NEW.tokens IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.tokens IS DISTINCT FROM OLD.tokens) THEN
+		what := CASE WHEN array_ndims(NEW.tokens) IS NULL THEN 'are an empty array'
+					 WHEN array_ndims(NEW.tokens) > 1 THEN format('are an array of %s dimensions', array_ndims(NEW.tokens))
+					 WHEN cardinality(NEW.tokens) > 16777216 THEN format('are %s tokens', cardinality(NEW.tokens))
+					 WHEN array_position(NEW.tokens, NULL) IS NOT NULL
+					 THEN format('hold NULL at position %s', array_position(NEW.tokens, NULL)) END;
+		IF what IS NOT NULL THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = 'tokens must be a one-dimensional array of 1 to 16777216 tokens, none of them NULL',
+				DETAIL = format('The tokens given to node "%s" of ring "%s" %s.',
+								chash.message_name(NEW.node), chash.message_name(NEW.ring), what);
+		END IF;
+	END IF;
+	IF NEW.slots IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.slots IS DISTINCT FROM OLD.slots) THEN
+		what := CASE WHEN array_ndims(NEW.slots) > 1 THEN format('are an array of %s dimensions', array_ndims(NEW.slots))
+					 WHEN cardinality(NEW.slots) > 16777216 THEN format('are %s ranges', cardinality(NEW.slots)) END;
+		IF what IS NULL THEN
+			SELECT u.r, u.i INTO bad
+			FROM unnest(NEW.slots) WITH ORDINALITY AS u(r, i)
+			WHERE u.r IS NULL OR isempty(u.r) OR lower_inf(u.r) OR upper_inf(u.r) OR lower(u.r) < 0
+			ORDER BY u.i LIMIT 1;
+			IF FOUND THEN
+				what := CASE WHEN bad.r IS NULL THEN format('hold NULL at position %s', bad.i)
+							 WHEN isempty(bad.r) THEN format('hold an empty range at position %s', bad.i)
+							 ELSE format('hold range %s at position %s', bad.r, bad.i) END;
+			END IF;
+		END IF;
+		IF what IS NOT NULL THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = 'slots must be a one-dimensional array of bounded, non-empty slot ranges from slot 0 on',
+				DETAIL = format('The slots given to node "%s" of ring "%s" %s.',
+								chash.message_name(NEW.node), chash.message_name(NEW.ring), what);
+		END IF;
+	END IF;
+	IF octet_length(NEW.zone) > 1024 AND (TG_OP = 'INSERT' OR NEW.zone IS DISTINCT FROM OLD.zone) THEN
+		RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded',
+			MESSAGE = format('zone of node "%s" is too long', chash.message_name(NEW.node)),
+			DETAIL = format('The zone is %s bytes long; zones are at most 1024 bytes.', octet_length(NEW.zone));
+	END IF;
+	IF octet_length(NEW.target) > 1024 AND (TG_OP = 'INSERT' OR NEW.target IS DISTINCT FROM OLD.target) THEN
+		RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded',
+			MESSAGE = format('target of node "%s" is too long', chash.message_name(NEW.node)),
+			DETAIL = format('The target is %s bytes long; targets are at most 1024 bytes.', octet_length(NEW.target));
+	END IF;
+	RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION chash.check_node_values() IS
+	'trigger: a clear error for a node''s tokens, slots, zone or target that the catalog cannot take';
+REVOKE ALL ON FUNCTION chash.check_node_values() FROM PUBLIC;
+CREATE TRIGGER node_config_check_values
+	BEFORE INSERT OR UPDATE OF tokens, slots, zone, target ON chash.node_config
+	FOR EACH ROW EXECUTE FUNCTION chash.check_node_values();
+ALTER TABLE chash.node_config ENABLE ALWAYS TRIGGER node_config_check_values;
+
+-- A dollar quote that ends where it should: a tag that the body does not
+-- hold, nor ends with all but its last "$" of (a body ending in "$chash"
+-- closed by "$chash$" would hold "$chash$" first).  SQL ends the quote at
+-- the first tag after the opening one: that must be the closing one.
+CREATE OR REPLACE FUNCTION chash.dollar_quote(body text)
+	RETURNS text
+	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	tag text := '$chash$';
+	i integer := 0;
+BEGIN
+	WHILE strpos(body || tag, tag) <= length(body) LOOP
+		i := i + 1;
+		tag := '$chash' || i || '$';
+	END LOOP;
+	RETURN tag || body || tag;
+END
+$$;
 
 -- Elasticsearch indices of routing_partition_size > 1
 CREATE FUNCTION chash_lookup_partitioned(ring text, routing text, id text,
@@ -969,18 +1167,19 @@ COMMENT ON FUNCTION chash.mysql_node_rows(text, text, text) IS
 COMMENT ON FUNCTION chash.ring_arcs(text) IS
 	'the ring as arcs of one owner each, in fractions of the hash space from position 0 clockwise; of a table (slots, maglev, elasticsearch), in fractions of its slots; of modulo and jump, an equal arc a member in member order; none for rendezvous';
 
--- The cache's figures for this backend, with the memory its rings hold
--- and the rings freed to fit chash.cache_memory
+-- The cache's figures for this backend, with the memory its rings hold,
+-- the rings freed to fit chash.cache_memory, and what routing calls keep
+-- between calls
 DROP FUNCTION chash.cache_stats();
 CREATE FUNCTION chash.cache_stats()
 	RETURNS TABLE(rings integer, cached integer, builds bigint,
 				  version_reads bigint, config_reads bigint,
 				  full_checks bigint, delta_checks bigint,
-				  memory bigint, evictions bigint)
+				  memory bigint, evictions bigint, call_memory bigint)
 	AS 'MODULE_PATHNAME', 'chash_cache_stats_sql'
 	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION chash.cache_stats() IS
-	'this backend''s ring cache and ring changes: ring names with a ring cached, rings cached (all versions), rings built, versions read, configurations read, changed rings checked by counting them whole and from the changed rows, since the backend started; bytes the cached rings hold now, and rings freed to fit chash.cache_memory';
+	'this backend''s ring cache and ring changes: ring names with a ring cached, rings cached (all versions), rings built, versions read, configurations read, changed rings checked by counting them whole and from the changed rows, since the backend started; bytes the cached rings hold now, rings freed to fit chash.cache_memory, and bytes the routing calls of running statements keep between calls (chash_lookup''s node names, at most two rings'' a call site)';
 
 /*
  * The view of rings shows hash_tag and profile.  Dropped and made again,

@@ -98,6 +98,13 @@ uint64		chash_cache_generation = 1;
 /* Aborts of transactions and subtransactions of this backend */
 uint64		chash_abort_count = 0;
 
+/*
+ * What routing calls keep between calls of a statement (lookup.c's node
+ * texts), outside the cache: bounded by call site, not by
+ * chash.cache_memory, and shown beside it
+ */
+Size		chash_call_memory = 0;
+
 static HTAB *ring_cache = NULL;
 static uint64 use_clock = 0;
 static uint64 xact_clock = 1;
@@ -418,12 +425,10 @@ ring_version(RingCacheEntry *entry, const char *name, Snapshot snap,
  * The ring of that name (len bytes, not NUL-terminated) as snap, the active
  * snapshot, sees it; valid while chash_cache_generation equals *generation.
  * An error if there is no such ring, if it cannot be built, or if the
- * current user may not read the catalog.  Without build_computed, a
- * computed placement that is not cached is checked but not built: NULL.
+ * current user may not read the catalog.
  */
 static const ChashPlacement *
-resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation,
-			 bool build_computed)
+resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation)
 {
 	char		key[NAMEDATALEN];
 	RingCacheEntry *entry;
@@ -506,16 +511,6 @@ resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation,
 		if (memcmp(cr->fingerprint, fingerprint, sizeof(fingerprint)) == 0)
 			break;
 	}
-	if (cr == NULL && !build_computed &&
-		spec->algorithm->kind != CHASH_PLACEMENT_POINTS)
-	{
-		/* its build raises no error its configuration's read did not */
-		MemoryContextSwitchTo(oldcxt);
-		MemoryContextDelete(buildcxt);
-		if (entry->nrings == 0)
-			entry_remove(entry);
-		return NULL;
-	}
 	if (cr == NULL)
 	{
 		ChashPlacement *ring = chash_placement_build(spec, buildcxt);
@@ -549,7 +544,7 @@ const ChashPlacement *
 chash_cache_get_ring(const char *name, int len, Snapshot snap,
 					 uint64 *generation)
 {
-	return resolve_ring(name, len, snap, generation, true);
+	return resolve_ring(name, len, snap, generation);
 }
 
 /*
@@ -569,34 +564,56 @@ is_ring_problem(int sqlerrcode)
 }
 
 /*
- * The ring as the active snapshot sees it, or NULL and in *problem why it
- * cannot be built: for the views, which must show every ring, a bad one
- * too.  Errors of another kind (a cancel, no privilege) are errors.  Runs
- * in a subtransaction, which parallel mode allows none of: there (the 1.1
- * catalog declares the views' functions PARALLEL SAFE) every error is one.
- * Without build_computed, a computed placement not cached is only checked:
- * NULL, and no problem, if it could be built.  (A view that reads every
- * ring would otherwise build, and keep, every maglev table.)
+ * For the views, which must show every ring, a bad one too, and cost their
+ * reader nothing of the rings' sizes: the configuration of the ring the
+ * active snapshot sees, checked as far as a build would check it (its
+ * points counted, into *node_points for a ring of points, NULL otherwise)
+ * but not built, whether cached or not.  NULL, and in *problem why, if the
+ * ring could not be built.  Errors of another kind (a cancel, no
+ * privilege) are errors.  Runs in a subtransaction, which parallel mode
+ * allows none of: there (the 1.1 catalog declares the views' functions
+ * PARALLEL SAFE) every error is one.
  */
-const ChashPlacement *
-chash_cache_try_get_ring(const char *name, int len, bool build_computed,
-						 char **problem)
+static const ChashRingSpec *
+check_ring(const char *name, int len, int64 **node_points)
+{
+	char		key[NAMEDATALEN];
+	ChashRingSpec *spec;
+
+	if (len < 1 || len > CHASH_MAX_RING_NAME)
+		error_no_such_ring(name, len);
+	memcpy(key, name, len);
+	key[len] = '\0';
+	chash_catalog_check_read(key);
+	stats.config_reads++;
+	spec = chash_catalog_read_ring(key, false);
+	if (spec == NULL)
+		error_no_such_ring(name, len);
+	*node_points = NULL;
+	if (spec->algorithm->kind == CHASH_PLACEMENT_POINTS)
+	{
+		*node_points = palloc(sizeof(int64) * Max(spec->nnodes, 1));
+		chash_ring_count_points(spec, *node_points);
+	}
+	return spec;
+}
+
+const ChashRingSpec *
+chash_cache_check_ring(const char *name, int len, int64 **node_points,
+					   char **problem)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	const ChashPlacement *ring = NULL;
-	uint64		generation;
+	const ChashRingSpec *spec = NULL;
 
 	*problem = NULL;
 	if (IsInParallelMode())
-		return resolve_ring(name, len, GetActiveSnapshot(), &generation,
-							build_computed);
+		return check_ring(name, len, node_points);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(callercxt);
 	PG_TRY();
 	{
-		ring = resolve_ring(name, len, GetActiveSnapshot(), &generation,
-							build_computed);
+		spec = check_ring(name, len, node_points);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(callercxt);
 		CurrentResourceOwner = owner;
@@ -614,11 +631,11 @@ chash_cache_try_get_ring(const char *name, int len, bool build_computed,
 		if (!is_ring_problem(edata->sqlerrcode))
 			ReThrowError(edata);
 		*problem = edata->message;
-		ring = NULL;
+		spec = NULL;
+		*node_points = NULL;
 	}
 	PG_END_TRY();
-	/* the subtransaction's end moves no generation: ring is valid */
-	return ring;
+	return spec;
 }
 
 /* What the cache holds, and how often it has built rings */
@@ -627,6 +644,7 @@ chash_cache_stats(ChashCacheStats *out)
 {
 	*out = stats;
 	out->memory = cache_bytes;
+	out->call_memory = chash_call_memory;
 	chash_trigger_stats(&out->full_checks, &out->delta_checks);
 	out->rings = 0;
 	out->cached = 0;

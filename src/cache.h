@@ -58,13 +58,14 @@ chash_snapshot_ids_equal(const ChashSnapshotId *a, const ChashSnapshotId *b)
 /* The per-backend cache (cache.c) */
 extern uint64 chash_cache_generation;
 extern uint64 chash_abort_count;
+extern Size chash_call_memory;
 extern void chash_cache_init(void);
 extern const ChashPlacement *chash_cache_get_ring(const char *name, int len,
 												  Snapshot snap,
 												  uint64 *generation);
-extern const ChashPlacement *chash_cache_try_get_ring(const char *name, int len,
-													  bool build_computed,
-													  char **problem);
+extern const ChashRingSpec *chash_cache_check_ring(const char *name, int len,
+												  int64 **node_points,
+												  char **problem);
 
 typedef struct ChashCacheStats
 {
@@ -77,6 +78,7 @@ typedef struct ChashCacheStats
 	int64		delta_checks;	/* changed rings checked from the change */
 	int64		memory;			/* bytes the cached rings hold */
 	int64		evictions;		/* rings freed to fit chash.cache_memory */
+	int64		call_memory;	/* bytes routing calls keep between calls */
 } ChashCacheStats;
 
 extern void chash_cache_stats(ChashCacheStats *stats);

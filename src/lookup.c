@@ -30,6 +30,35 @@
 #include "profile.h"
 
 /*
+ * chash_lookup's results for one ring of one generation: a text per node,
+ * made on first use.  They live in a context of their own under fn_mcxt,
+ * which a reset callback leaves counted in chash_call_memory.
+ */
+typedef struct NodeTextsCount
+{
+	MemoryContextCallback callback;
+	Size		bytes;			/* counted in chash_call_memory */
+} NodeTextsCount;
+
+typedef struct NodeTexts
+{
+	const ChashPlacement *ring;
+	uint64		generation;		/* 0: holds nothing that may be reused */
+	MemoryContext mcxt;			/* NULL until the slot is first used */
+	NodeTextsCount *count;		/* in mcxt */
+	text	  **texts;			/* in mcxt */
+} NodeTexts;
+
+/*
+ * A call site keeps the texts of the two rings it used last: a CASE between
+ * two rings reuses both, and the texts of the previous call, which its
+ * caller may still hold, are never the ones freed.  Within that, a call
+ * site holds at most what two rings need, whatever the rings, generations
+ * and rows it meets.
+ */
+#define CALL_NODE_TEXTS 2
+
+/*
  * What a routing function keeps between calls: the ring it resolved, for
  * which snapshot, and the cache generation that ring belongs to.
  */
@@ -45,14 +74,12 @@ typedef struct RingCallCache
 	char		name[NAMEDATALEN];
 
 	/*
-	 * chash_lookup's results, a text per node of texts_ring, made on first
-	 * use in fn_mcxt: they live until the end of the query, longer than any
-	 * use of a result, and are never changed, so each call can return one
-	 * instead of building a copy
+	 * chash_lookup's results, never changed once made, so that each call
+	 * can return one instead of building a copy: node_texts[last_texts] is
+	 * the one used last
 	 */
-	const ChashPlacement *texts_ring;
-	uint64		texts_generation;
-	text	  **texts;
+	int			last_texts;
+	NodeTexts	node_texts[CALL_NODE_TEXTS];
 } RingCallCache;
 
 /*
@@ -111,9 +138,8 @@ call_ring_resolve(FunctionCallInfo fcinfo, const char *name, int len)
 	if (pushed)
 	{
 		PopActiveSnapshot();
-		/* no snapshot to match next time: resolve again (and forget the texts) */
+		/* no snapshot to match next time: resolve again (texts: see below) */
 		cc->generation = 0;
-		cc->texts_ring = NULL;
 	}
 	return cc->ring;
 }
@@ -151,29 +177,89 @@ call_ring(FunctionCallInfo fcinfo)
 	return call_ring_resolve(fcinfo, VARDATA_ANY(arg), VARSIZE_ANY_EXHDR(arg));
 }
 
+static void
+node_texts_forget(void *arg)
+{
+	NodeTextsCount *count = (NodeTextsCount *) arg;
+
+	chash_call_memory -= count->bytes;
+}
+
+/* Count what texts' context holds now in chash_call_memory */
+static void
+node_texts_count(NodeTexts *texts)
+{
+	NodeTextsCount *count = texts->count;
+	Size		now = MemoryContextMemAllocated(texts->mcxt, false);
+
+	chash_call_memory += now - count->bytes;
+	count->bytes = now;
+}
+
+/*
+ * The texts of ring, of the call's generation, made empty in the slot used
+ * longest ago if the call site holds none.  A ring of another generation
+ * may sit where a freed one was: the generation tells them apart, and
+ * without one (a call resolved outside a snapshot) nothing is reused.
+ */
+static pg_noinline NodeTexts *
+call_node_texts_new(FunctionCallInfo fcinfo, const ChashPlacement *ring)
+{
+	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
+	NodeTexts  *texts;
+	int			slot;
+
+	for (slot = 0; slot < CALL_NODE_TEXTS; slot++)
+	{
+		texts = &cc->node_texts[slot];
+		if (texts->ring == ring && texts->generation == cc->generation &&
+			cc->generation != 0)
+		{
+			cc->last_texts = slot;
+			return texts;
+		}
+	}
+
+	/* (with two slots, the one not used last) */
+	slot = (cc->last_texts + 1) % CALL_NODE_TEXTS;
+	texts = &cc->node_texts[slot];
+	if (texts->mcxt != NULL)
+		MemoryContextDelete(texts->mcxt);
+	texts->mcxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+										"chash node texts",
+										ALLOCSET_SMALL_SIZES);
+	texts->count = MemoryContextAllocZero(texts->mcxt, sizeof(NodeTextsCount));
+	texts->count->callback.func = node_texts_forget;
+	texts->count->callback.arg = texts->count;
+	MemoryContextRegisterResetCallback(texts->mcxt, &texts->count->callback);
+	texts->texts = MemoryContextAllocZero(texts->mcxt,
+										  sizeof(text *) * Max(ring->spec.nnodes, 1));
+	texts->ring = ring;
+	texts->generation = cc->generation;
+	cc->last_texts = slot;
+	node_texts_count(texts);
+	return texts;
+}
+
 /* The text of a node of the call's ring, as chash_lookup returns it */
 static inline text *
 call_node_text(FunctionCallInfo fcinfo, const ChashPlacement *ring, uint32 node)
 {
 	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
+	NodeTexts  *texts = &cc->node_texts[cc->last_texts];
 
-	/* a ring of another generation may sit where a freed one was */
-	if (unlikely(cc->texts_ring != ring ||
-				 cc->texts_generation != cc->generation))
+	if (unlikely(texts->ring != ring || texts->generation != cc->generation ||
+				 cc->generation == 0))
+		texts = call_node_texts_new(fcinfo, ring);
+	if (unlikely(texts->texts[node] == NULL))
 	{
-		cc->texts = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
-										   sizeof(text *) * Max(ring->spec.nnodes, 1));
-		cc->texts_ring = ring;
-		cc->texts_generation = cc->generation;
-	}
-	if (unlikely(cc->texts[node] == NULL))
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		MemoryContext oldcxt = MemoryContextSwitchTo(texts->mcxt);
 
-		cc->texts[node] = chash_node_text(ring, node);
+		texts->texts[node] = chash_node_text(ring, node);
 		MemoryContextSwitchTo(oldcxt);
+		node_texts_count(texts);
 	}
-	return cc->texts[node];
+	return texts->texts[node];
 }
 
 /* How a key of each SQL type is turned into the bytes that are hashed */
@@ -713,9 +799,10 @@ chash_points(PG_FUNCTION_ARGS)
 
 /*
  * chash.ring_node_points(ring): each node's number of points, for the
- * views; no rows for a ring that cannot be built (chash.ring_problem says
- * why), so that one bad ring does not make the views fail, nor for a
- * computed placement that is not cached (it has no points to count)
+ * views, counted from the configuration without building the ring (NULL
+ * for a placement without points); no rows for a ring that cannot be
+ * built (chash.ring_problem says why), so that one bad ring does not make
+ * the views fail
  */
 PG_FUNCTION_INFO_V1(chash_ring_node_points);
 
@@ -725,23 +812,23 @@ chash_ring_node_points(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	text	   *name = PG_GETARG_TEXT_PP(0);
 	char	   *problem;
-	const ChashPlacement *ring;
+	int64	   *node_points;
+	const ChashRingSpec *spec;
 
 	InitMaterializedSRF(fcinfo, 0);
-	/* computed placements have no points: not built for that */
-	ring = chash_cache_try_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
-									false, &problem);
-	if (ring == NULL)
+	spec = chash_cache_check_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+								  &node_points, &problem);
+	if (spec == NULL)
 		return (Datum) 0;
-	for (int k = 0; k < ring->spec.nnodes; k++)
+	for (int k = 0; k < spec->nnodes; k++)
 	{
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
-		values[0] = PointerGetDatum(chash_node_text(ring, k));
-		values[1] = Int32GetDatum((int32) ring->node_points[k]);
-		/* computed placements have no points */
-		nulls[1] = ring->kind != CHASH_PLACEMENT_POINTS;
+		values[0] = PointerGetDatum(cstring_to_text_with_len(spec->nodes[k].name,
+															 spec->nodes[k].name_len));
+		values[1] = Int32GetDatum(node_points ? (int32) node_points[k] : 0);
+		nulls[1] = node_points == NULL;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -749,7 +836,8 @@ chash_ring_node_points(PG_FUNCTION_ARGS)
 
 /*
  * chash.ring_problem(ring): why the ring cannot be built (the error its
- * lookups would raise), NULL if it can
+ * lookups would raise), NULL if it can; from its configuration, without
+ * building it
  */
 PG_FUNCTION_INFO_V1(chash_ring_problem);
 
@@ -758,9 +846,10 @@ chash_ring_problem(PG_FUNCTION_ARGS)
 {
 	text	   *name = PG_GETARG_TEXT_PP(0);
 	char	   *problem;
+	int64	   *node_points;
 
-	if (chash_cache_try_get_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
-								 false, &problem) != NULL || problem == NULL)
+	if (chash_cache_check_ring(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+							   &node_points, &problem) != NULL || problem == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text(problem));
 }
@@ -908,9 +997,9 @@ Datum
 chash_cache_stats_sql(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum		values[9];
-	bool		nulls[9] = {false, false, false, false, false, false, false,
-	false, false};
+	Datum		values[10];
+	bool		nulls[10] = {false, false, false, false, false, false, false,
+	false, false, false};
 	ChashCacheStats stats;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -924,14 +1013,16 @@ chash_cache_stats_sql(PG_FUNCTION_ARGS)
 	values[6] = Int64GetDatum(stats.delta_checks);
 	values[7] = Int64GetDatum(stats.memory);
 	values[8] = Int64GetDatum(stats.evictions);
+	values[9] = Int64GetDatum(stats.call_memory);
 	if (rsinfo->setDesc->natts == 4)
 	{
 		/* the 1.0 and 1.1 catalogs: rings, bound_rings, latest and bound builds */
 		values[1] = Int32GetDatum(stats.cached - stats.rings);
 		values[3] = Int64GetDatum(0);
 	}
-	else if (rsinfo->setDesc->natts != 7 && rsinfo->setDesc->natts != 9)
-		elog(ERROR, "chash.cache_stats() returns 7 or 9 columns");
+	else if (rsinfo->setDesc->natts != 7 && rsinfo->setDesc->natts != 9 &&
+			 rsinfo->setDesc->natts != 10)
+		elog(ERROR, "chash.cache_stats() returns 7, 9 or 10 columns");
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }
