@@ -242,7 +242,7 @@ chash_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 			chash_abort_count++;
 			chash_cache_generation++;
-			/* FALLTHROUGH */
+			pg_fallthrough;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PREPARE:

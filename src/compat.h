@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * compat.h
- *	  Differences between the PostgreSQL majors chash builds on (14 to 18),
+ *	  Differences between the PostgreSQL majors chash builds on (14 to 19),
  *	  in one place: each gives older servers the newest API.
  *
  *-------------------------------------------------------------------------
@@ -15,6 +15,29 @@
 #include "utils/builtins.h"
 #include "utils/rangetypes.h"
 #include "utils/tuplestore.h"
+
+/*
+ * 16 moved the varlena macros into varatt.h, which postgres.h included
+ * until 19
+ */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
+ * 19 says a case falls through with pg_fallthrough, which GCC's
+ * -Wimplicit-fallthrough=5 (19's flags with a newer GCC) requires
+ */
+#ifndef pg_fallthrough
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define pg_fallthrough __attribute__((fallthrough))
+#endif
+#endif
+#ifndef pg_fallthrough
+#define pg_fallthrough ((void) 0)
+#endif
+#endif
 
 /*
  * 18 replaced pg_attribute_noreturn(), written after a declaration, by

@@ -164,10 +164,10 @@ hash_murmur3_32(const unsigned char *data, size_t len)
 	{
 		case 3:
 			k ^= (uint32) tail[2] << 16;
-			/* FALLTHROUGH */
+			pg_fallthrough;
 		case 2:
 			k ^= (uint32) tail[1] << 8;
-			/* FALLTHROUGH */
+			pg_fallthrough;
 		case 1:
 			k ^= tail[0];
 			h = murmur3_32_mix_k(h, k);

@@ -234,10 +234,10 @@ chash_hash_twemproxy_murmur(const unsigned char *data, size_t len)
 	{
 		case 3:
 			h ^= (uint32) data[2] << 16;
-			/* FALLTHROUGH */
+			pg_fallthrough;
 		case 2:
 			h ^= (uint32) data[1] << 8;
-			/* FALLTHROUGH */
+			pg_fallthrough;
 		case 1:
 			h ^= data[0];
 			h *= m;
