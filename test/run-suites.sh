@@ -1,48 +1,192 @@
 #!/usr/bin/env bash
-# Every test suite, against the server in PGHOST/PGPORT (test/with-cluster.sh
-# provides one): the pg_regress and isolation suites of the Makefile, then
-# every script in test/scripts/.  Runs them all and fails if any failed.
+# Every test suite: the pg_regress and isolation suites of the Makefile and
+# every script in test/scripts/, in lanes side by side.  Each lane is a
+# throwaway cluster of its own (test/with-cluster.sh) that takes the next
+# suite from one queue, the slowest first, until none is left: suites that
+# start their own servers take free ports and private socket directories,
+# so lanes share nothing but the machine.  The suites that change the
+# machine's installed files (package: dpkg -i and -r) run alone after the
+# lanes.  At the end: a table (suite, seconds, checks, result, slowest
+# first), the log of each failed suite, and as the last line
+# "N passed, N failed".  Fails if any suite failed or none ran.
 #
+#   test/run-suites.sh [SUITE...]     default: every suite (REGRESS,
+#                                     ISOLATION and the scripts' names)
+#
+# CHASH_LANES          lanes side by side (default 3)
 # CHASH_SKIP_SCRIPTS   names of scripts not to run ("compat migrate_mysql")
 # CHASH_SUITE_RESULTS  a file to append "SUITE passed|failed" lines to
+# CHASH_TEST_LOGS      where each suite's log is kept (default: a new
+#                      directory under ${TMPDIR:-/tmp}, kept when a suite
+#                      fails, removed when all passed)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 
-failed=()
-skip=" ${CHASH_SKIP_SCRIPTS:-} "
-record() {
-	[ -z "${CHASH_SUITE_RESULTS:-}" ] || echo "$1 $2" >>"$CHASH_SUITE_RESULTS"
+# The checks a script's log counts, as the scripts print them: their own
+# totals where they give one ("N checks, M failed"; "checks: all N
+# passed"; the compatibility suites' keys compared, or configurations
+# where they give no total of keys), else their lines that start "ok", or
+# standby's "what|value" lines
+script_checks() {
+	awk '
+		function first(s, n) { split(substr($0, RSTART), w, " "); return w[n] }
+		match($0, /[0-9]+ checks, [0-9]+ failed/) { total += first($0, 1); totals = 1; next }
+		match($0, /checks: all [0-9]+ passed/) { total += first($0, 3); totals = 1; next }
+		match($0, /[0-9]+ keys, [0-9]+ differing/) { total += first($0, 1); totals = 1; next }
+		match($0, /[0-9]+ keys and [0-9]+ slots in each state/) { total += first($0, 1); totals = 1; next }
+		match($0, /[0-9]+ configurations[ ,]/) { total += first($0, 1); totals = 1; next }
+		/^[[:space:]]*ok([[:space:]]|$)/ { oks++ }
+		/^  [^ |][^|]*\|[^|]*$/ { pairs++ }
+		END { print (totals ? total : (oks ? oks : pairs + 0)) }' "$1"
 }
 
-# pg_regress and the isolation tester share ./regression.diffs: run them
-# one at a time and show each one's differences as it fails.
-for suite in REGRESS ISOLATION; do
-	echo "== $suite suite (make installcheck)"
-	if [ $suite = REGRESS ]; then only=(ISOLATION=); else only=(REGRESS=); fi
-	if make -s installcheck "${only[@]}"; then
-		record "$suite" passed
-	else
-		failed+=("$suite")
-		record "$suite" failed
-		[ -s regression.diffs ] && head -n 300 regression.diffs
-	fi
-done
-
-for script in test/scripts/*.sh; do
-	[ -e "$script" ] || continue
-	name=$(basename "$script" .sh)
-	[[ $skip == *" $name "* ]] && continue
-	echo "== $script"
-	if "$script"; then
-		record "$name" passed
-	else
-		failed+=("$script")
-		record "$name" failed
-	fi
-done
-
-if [ ${#failed[@]} -gt 0 ]; then
-	echo "FAILED: ${failed[*]}" >&2
-	exit 1
+# "lane QUEUE LOGS": inside a lane's cluster, run suites from the queue
+if [ "${1:-}" = lane ]; then
+	queue=$2
+	logs=$3
+	while :; do
+		# (a lock of this subshell's own: it ends with it)
+		suite=$(
+			exec 9>>"$queue.lock"
+			flock 9
+			head -n 1 "$queue"
+			sed -i 1d "$queue"
+		)
+		[ -n "$suite" ] || break
+		log=$logs/$suite.log
+		start=$(date +%s)
+		if [ "$suite" = package-deb ]; then
+			# the package that package installs, built here beside the
+			# other suites (it touches nothing installed); package builds
+			# it again if this failed, and fails then
+			test/deb.sh >"$log" 2>&1 9<&- || echo "== package-deb: test/deb.sh failed ($log)"
+			continue
+		fi
+		case $suite in
+		REGRESS | ISOLATION)
+			out=$logs/$suite
+			mkdir -p "$out"
+			ln -sfn "$root/expected" "$out/expected"
+			if [ "$suite" = REGRESS ]; then only=(ISOLATION=); else only=(REGRESS=); fi
+			make -s installcheck "${only[@]}" CHASH_OUTPUTDIR="$out" >"$log" 2>&1
+			rc=$?
+			[ -s "$out/regression.diffs" ] && cat "$out/regression.diffs" >>"$log"
+			# pg_regress's own count: "All N tests passed" or "M of N tests failed"
+			checks=$(sed -n 's/.*All \([0-9]*\) tests passed.*/\1/p; s/.* of \([0-9]*\) tests failed.*/\1/p' "$log" | head -n 1)
+			;;
+		*)
+			"test/scripts/$suite.sh" >"$log" 2>&1
+			rc=$?
+			checks=$(script_checks "$log")
+			;;
+		esac
+		# a suite whose checks did not run has not passed
+		if [ $rc -eq 0 ] && [ "${checks:-0}" -eq 0 ]; then
+			echo "run-suites: $suite exited 0 but counted no check" >>"$log"
+			rc=1
+		fi
+		if [ $rc -eq 0 ]; then result=passed; else result=failed; fi
+		echo "$suite $(($(date +%s) - start)) ${checks:-0} $result" >>"$logs/results"
+		echo "== $suite $result ($(($(date +%s) - start)) s)"
+	done
+	exit 0
 fi
-echo "all test suites passed"
+
+lanes=${CHASH_LANES:-3}
+skip=" ${CHASH_SKIP_SCRIPTS:-} "
+if [ -n "${CHASH_TEST_LOGS:-}" ]; then
+	logs=$CHASH_TEST_LOGS
+	mkdir -p "$logs"
+	keep_logs=1
+else
+	logs=$(mktemp -d "${TMPDIR:-/tmp}/chash-test-logs.XXXXXX")
+	keep_logs=0
+fi
+chmod 755 "$logs"
+# the lanes' clusters run as postgres when we are root, and some suites
+# write their files as that user
+[ "$(id -u)" -ne 0 ] || chown postgres: "$logs"
+: >"$logs/results"
+
+# Every suite, the slowest first (as measured on a 2-core machine: see
+# doc/development.md), so that the lanes end together; a suite not listed
+# here runs after these.  Alone: after the lanes, one at a time.
+order=(compat move_online_hostile compat_cassandra move_online_faults migrate_mysql
+	REGRESS migrate_postgres compat_redis move_online release crash unit churn
+	compat_elasticsearch standby svg dump_restore ISOLATION encodings released_scripts)
+alone=(package)
+
+all=(REGRESS ISOLATION)
+for script in test/scripts/*.sh; do
+	all+=("$(basename "$script" .sh)")
+done
+if [ $# -gt 0 ]; then wanted=("$@"); else wanted=("${all[@]}"); fi
+for s in "${wanted[@]}"; do
+	[[ " ${all[*]} " == *" $s "* ]] || {
+		echo "run-suites: no suite $s (suites: ${all[*]})" >&2
+		exit 2
+	}
+done
+want() { [[ " ${wanted[*]} " == *" $1 "* ]] && [[ $skip != *" $1 "* ]]; }
+
+queue=$logs/queue
+: >"$queue"
+for s in "${order[@]}" "${all[@]}"; do
+	want "$s" || continue
+	[[ " ${alone[*]} " == *" $s "* ]] && continue
+	grep -qx -- "$s" "$queue" || echo "$s" >>"$queue"
+	# the package's build, as soon as a lane is free
+	[ "$s" != compat ] || ! want package || echo package-deb >>"$queue"
+done
+[ "$(id -u)" -ne 0 ] || chown postgres: "$queue" "$logs/results"
+
+start=$(date +%s)
+echo "run-suites: $(grep -cvx package-deb "$queue") suites in $lanes lanes, then ${alone[*]} alone; logs in $logs"
+pids=()
+for ((i = 1; i <= lanes; i++)); do
+	test/with-cluster.sh "$0" lane "$queue" "$logs" &
+	pids+=($!)
+done
+lane_failed=0
+for pid in "${pids[@]}"; do
+	wait "$pid" || lane_failed=1
+done
+for s in "${alone[@]}"; do
+	want "$s" || continue
+	echo "$s" >"$queue"
+	test/with-cluster.sh "$0" lane "$queue" "$logs" || lane_failed=1
+done
+
+# every suite wanted has a result: one a lane lost (its cluster failed to
+# start) counts as failed
+for s in "${all[@]}"; do
+	want "$s" || continue
+	grep -q "^$s " "$logs/results" || echo "$s 0 0 failed" >>"$logs/results"
+done
+
+echo
+printf '%-22s %8s %7s  %s\n' suite seconds checks result
+sort -k2,2nr "$logs/results" | while read -r s secs checks result; do
+	if [ "$result" = failed ]; then
+		printf '%-22s %8s %7s  %s (log: %s)\n' "$s" "$secs" "$checks" "$result" "$logs/$s.log"
+	else
+		printf '%-22s %8s %7s  %s\n' "$s" "$secs" "$checks" "$result"
+	fi
+done
+echo "wall clock: $(($(date +%s) - start)) s in $lanes lanes"
+
+passed=$(grep -c ' passed$' "$logs/results")
+failed=$(grep -c ' failed$' "$logs/results")
+if [ -n "${CHASH_SUITE_RESULTS:-}" ]; then
+	awk '{ print $1, $4 }' "$logs/results" >>"$CHASH_SUITE_RESULTS"
+fi
+for s in $(awk '$4 == "failed" { print $1 }' "$logs/results"); do
+	echo
+	echo "--- last lines of $s ($logs/$s.log) ---"
+	tail -n 40 "$logs/$s.log" 2>/dev/null
+done
+[ "$failed" -gt 0 ] || [ $lane_failed -ne 0 ] || [ $keep_logs -eq 1 ] || rm -rf "$logs"
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ] && [ $lane_failed -eq 0 ]

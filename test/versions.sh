@@ -26,8 +26,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # major: source packages to try, in order; the first whose files are served
-# wins.  "archive suite": debian = deb.debian.org/debian, debian-security =
-# deb.debian.org/debian-security, ubuntu = archive.ubuntu.com/ubuntu.
+# wins.  "archive:suite": debian and debian-security are the archives of
+# those labels in apt's own configuration on this machine (apt-get
+# indextargets), so that its mirror or proxy is used; ubuntu is the mirror
+# that CHASH_UBUNTU_MIRROR names (doc/versions.md).  An archive with no
+# address is skipped, with a line that says so.
 # 14 and 16 are in no Debian suite of today; 17's files are listed by trixie
 # but not served (and neither are questing-updates' 17.10).  13 (bullseye)
 # is not supported: chash builds there but does not load.
@@ -57,18 +60,35 @@ mkdir -p "$cache"
 chmod 755 "$cache"
 
 # what building PostgreSQL needs beyond make test's own packages: bison and
-# flex (tarballs of 17 and later carry no generated parsers), gpgv, xz
+# flex (tarballs of 17 and later carry no generated parsers), gpgv, xz; and
+# debootstrap for majors served only as binary packages (below)
 test/setup.sh
-test/apt-install.sh test-versions bison flex gpgv xz-utils
+test/apt-install.sh test-versions bison flex gpgv xz-utils debootstrap
 
 say() { echo "test-versions: $*" >&2; }
 
+# the address of the archive of that apt label, as this machine's apt
+# sources give it
+apt_archive() {
+	apt-get indextargets --format '$(LABEL) $(REPO_URI)' 2>/dev/null |
+		awk -v label="$1" '$1 == label { sub("/$", "", $2); print $2; exit }'
+}
+
 base_url() {
+	local url label
 	case $1 in
-	debian) echo http://deb.debian.org/debian ;;
-	debian-security) echo http://deb.debian.org/debian-security ;;
-	ubuntu) echo http://archive.ubuntu.com/ubuntu ;;
+	debian) label=Debian ;;
+	debian-security) label=Debian-Security ;;
 	esac
+	if [ "$1" = ubuntu ]; then
+		url=${CHASH_UBUNTU_MIRROR:-}
+		[ -n "$url" ] || say "ubuntu: skipped, CHASH_UBUNTU_MIRROR is not set (see doc/versions.md)"
+	else
+		url=$(apt_archive "$label")
+		[ -n "$url" ] || say "$1: skipped, apt's sources on this machine name no archive labelled $label (run apt-get update)"
+	fi
+	[ -n "$url" ] || return 1
+	echo "${url%/}"
 }
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
@@ -100,7 +120,7 @@ keyring_for() {
 find_source() {
 	local major=$1 archive=${2%%:*} suite=${2#*:} dir
 	local url keyring
-	url=$(base_url "$archive")
+	url=$(base_url "$archive") || return 1
 	keyring=$(keyring_for "$archive") || return 1
 	dir=$(mktemp -d "$cache/index.XXXXXX")
 	# shellcheck disable=SC2064
@@ -217,6 +237,125 @@ ensure_contrib() {
 	rm -rf "$work" "$work.log"
 }
 
+# Majors that Debian serves as binary packages for sid (in experimental)
+# where no archive serves their source: Debian sid roots made by
+# debootstrap in the cache hold them, and chash builds and its suites run
+# there under chroot.  19's release candidate needs sid's glibc.  apt in
+# that root ignores Valid-Until (experimental's Release files have expired)
+# and names each package of experimental (-t experimental would take perl
+# from there too).
+declare -A sid_binaries=([19]=experimental)
+sid_tools=(make gcc libxxhash-dev zlib1g-dev nettle-dev python3 python3-cassandra
+	openjdk-17-jdk-headless liblucene8-java libxml2-utils librsvg2-bin git
+	ca-certificates)
+
+# make or reuse MAJOR's sid root in the cache; prints "root version"
+sid_root() {
+	local major=$1 suite=${sid_binaries[$1]} root=$cache/$1/sid-root mirror pkgs version
+	mirror=$(base_url debian) || return 1
+	local apt=(chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q
+		-o Acquire::Check-Valid-Until=false)
+	if [ ! -x "$root/usr/bin/apt-get" ]; then
+		say "$major: no source served; making a Debian sid root in $root for $suite's binary packages"
+		rm -rf "$root"
+		mkdir -p "$cache/$major"
+		debootstrap --variant=minbase sid "$root" "$mirror" >"$cache/$major/debootstrap.log" 2>&1 || {
+			tail -n 20 "$cache/$major/debootstrap.log" >&2
+			rm -rf "$root"
+			return 1
+		}
+	fi
+	echo "deb $mirror sid main" >"$root/etc/apt/sources.list"
+	echo "deb $mirror $suite main" >"$root/etc/apt/sources.list.d/$suite.list"
+	# what is missing only: a root made before is reused as it is
+	pkgs=()
+	for p in "postgresql-$major" "postgresql-client-$major" "postgresql-server-dev-$major" libpq5 libpq-dev; do
+		chroot "$root" dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
+			pkgs+=("$p/$suite")
+	done
+	for p in "${sid_tools[@]}"; do
+		chroot "$root" dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
+			pkgs+=("$p")
+	done
+	if [ ${#pkgs[@]} -gt 0 ]; then
+		say "$major: installing in the sid root: ${pkgs[*]}"
+		{ "${apt[@]}" update && "${apt[@]}" install -y --no-install-recommends "${pkgs[@]}"; } \
+			>"$cache/$major/sid-apt.log" 2>&1 || {
+			tail -n 20 "$cache/$major/sid-apt.log" >&2
+			return 1
+		}
+	fi
+	version=$(chroot "$root" dpkg-query -W -f='${Version}' "postgresql-$major")
+	echo "$root $version"
+}
+
+# the mounts a server and its suites need in a root, until they end
+sid_mount() {
+	mount --bind /proc "$1/proc"
+	mount --bind /dev "$1/dev"
+	mount --bind /dev/pts "$1/dev/pts"
+	mount --bind /dev/shm "$1/dev/shm"
+}
+sid_umount() {
+	local m
+	for m in dev/shm dev/pts dev proc; do
+		mountpoint -q "$1/$m" && umount "$1/$m"
+	done
+	return 0
+}
+
+# build chash and run the suites in MAJOR's sid root: one result row
+run_in_sid_root() {
+	local major=$1 root version tree log suites warnings took passed failed start
+	read -r root version <<<"$(sid_root "$major")" || true
+	if [ -z "${root:-}" ]; then
+		results+=("$major|not available (no source, no sid root)|-|-|-")
+		overall=1
+		return
+	fi
+	tree=$root/build/chash
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	git ls-files -co --exclude-standard -z | grep -zv '^test/compat/node_modules/' |
+		xargs -0 tar -cf - | tar -xf - -C "$tree"
+	chmod -R a+rX "$root/build"
+	log=$cache/$major/chash-build.log
+	local pg_config=/usr/lib/postgresql/$major/bin/pg_config
+	if ! chroot "$root" sh -c "cd /build/chash && make PG_CONFIG=$pg_config all" >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		results+=("$major|$version (Debian ${sid_binaries[$major]}, sid root)|failed|-|-")
+		overall=1
+		return
+	fi
+	warnings=$(grep -c 'warning:' "$log" || true)
+	if [ "$warnings" -gt 0 ]; then
+		grep 'warning:' "$log" >&2
+		overall=1
+	fi
+	suites=$root/build/suites.txt
+	: >"$suites"
+	start=$(date +%s)
+	sid_mounted=$root
+	sid_mount "$root"
+	chroot "$root" env PG_CONFIG="$pg_config" PG_MAJOR="$major" \
+		CHASH_SKIP_SCRIPTS="compat compat_redis migrate_mysql package" CHASH_RELEASE_NO_DIST=1 \
+		CHASH_SUITE_RESULTS=/build/suites.txt \
+		sh -c 'cd /build/chash && test/install.sh && test/run-suites.sh' 2>&1 |
+		sed "s/^/[$major] /" || true
+	sid_umount "$root"
+	sid_mounted=
+	took=$(($(date +%s) - start))
+	passed=$(grep -c ' passed$' "$suites" || true)
+	failed=$(grep ' failed$' "$suites" | cut -d' ' -f1 | tr '\n' ' ' || true)
+	failed=${failed% }
+	[ -s "$suites" ] || failed="(no suite ran)"
+	[ -z "$failed" ] || overall=1
+	results+=("$major|$version (Debian ${sid_binaries[$major]}, sid root)|$warnings warnings|$passed in $took s|${failed:-none}")
+}
+
+sid_mounted=
+trap '[ -z "$sid_mounted" ] || sid_umount "$sid_mounted"' EXIT
+
 results=()
 overall=0
 for major in "${majors[@]}"; do
@@ -225,6 +364,10 @@ for major in "${majors[@]}"; do
 		exit 2
 	fi
 	got=$(fetch_source "$major") || got=
+	if [ -z "$got" ] && [ -n "${sid_binaries[$major]:-}" ]; then
+		run_in_sid_root "$major"
+		continue
+	fi
 	if [ -z "$got" ]; then
 		# offline, or the archive moved on and serves nothing: use the
 		# newest build in the cache
@@ -276,7 +419,7 @@ for major in "${majors[@]}"; do
 		test/install.sh
 		CHASH_SKIP_SCRIPTS="compat compat_redis migrate_mysql package" CHASH_RELEASE_NO_DIST=1 \
 			CHASH_SUITE_RESULTS=$suites \
-			test/with-cluster.sh test/run-suites.sh
+			test/run-suites.sh
 	) 2>&1 | sed "s/^/[$major] /" || true
 	took=$(($(date +%s) - suites_start))
 	passed=$(grep -c ' passed$' "$suites" || true)
