@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-make -s all
+make -s -j"$(nproc)" all
 pg_config=${PG_CONFIG:-pg_config}
 if [ -w "$("$pg_config" --pkglibdir)" ] && [ -w "$("$pg_config" --sharedir)/extension" ]; then
 	make -s install

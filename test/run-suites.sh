@@ -69,7 +69,9 @@ if [ "${1:-}" = lane ]; then
 			mkdir -p "$out"
 			ln -sfn "$root/expected" "$out/expected"
 			if [ "$suite" = REGRESS ]; then only=(ISOLATION=); else only=(REGRESS=); fi
-			make -s installcheck "${only[@]}" CHASH_OUTPUTDIR="$out" >"$log" 2>&1
+			# with PostgreSQL's default JIT, which test/with-cluster.sh turns off
+			PGOPTIONS="${PGOPTIONS:-} -c jit=on" \
+				make -s installcheck "${only[@]}" CHASH_OUTPUTDIR="$out" >"$log" 2>&1
 			rc=$?
 			[ -s "$out/regression.diffs" ] && cat "$out/regression.diffs" >>"$log"
 			# pg_regress's own count: "All N tests passed" or "M of N tests failed"

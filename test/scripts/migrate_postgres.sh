@@ -105,7 +105,7 @@ start_shard() {
 		return 1
 	}
 	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-		-o "-c listen_addresses='' -k $dir -c port=5432 -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c shared_buffers=16MB -c max_connections=10 -c autovacuum=off" \
+		-o "-c listen_addresses='' -k $dir -c port=5432 -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c shared_buffers=16MB -c max_connections=10 -c autovacuum=off -c jit=off" \
 		start >/dev/null
 	shard "$1" -c "CREATE TABLE accounts (id bigint PRIMARY KEY, name text, balance numeric)"
 }

@@ -157,7 +157,7 @@ tar -xzf "$tarball" -C "$work"
 dist=$work/chash-$semver
 listed=$(cd "$dist" && find . -type f | sed 's|^\./||' | sort)
 same_list "files in the tarball" "$listed" "$(git ls-tree -r --name-only HEAD | sort)"
-make -s -C "$dist" PG_CONFIG="${PG_CONFIG:-pg_config}" >"$work/dist-build.log" 2>&1 || {
+make -s -j"$(nproc)" -C "$dist" PG_CONFIG="${PG_CONFIG:-pg_config}" >"$work/dist-build.log" 2>&1 || {
 	cat "$work/dist-build.log" >&2
 	fail "the tarball does not build with PGXS"
 }

@@ -17,11 +17,17 @@ libs=$(PG_CONFIG=$pg_config test/pgcommon-dir.sh)
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-unit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+# each source compiled once, side by side, for both tests
+cflags=(-O1 -g -Wall -ffp-contract=off -fsanitize=address,undefined -fno-sanitize-recover=all
+	-I"$("$pg_config" --includedir-server)" -Isrc)
+sources=(test/unit/ring_test.c test/unit/placement_test.c test/unit/server_stubs.c
+	src/{ring,algorithm,hash,hash_twemproxy,hash_haproxy,template,rebalance,ownership,table}.c src/algo_*.c)
+printf '%s\n' "${sources[@]}" |
+	xargs -P "$(nproc)" -I{} sh -c 'gcc "$@" -c -o "'"$work"'/$(basename {} .c).o" {}' gcc "${cflags[@]}"
+objects=()
+for f in "${sources[@]:2}"; do objects+=("$work/$(basename "$f" .c).o"); done
 for t in ring_test placement_test; do
-	gcc -O1 -g -Wall -ffp-contract=off -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-I"$("$pg_config" --includedir-server)" -Isrc -o "$work/$t" \
-		"test/unit/$t.c" test/unit/server_stubs.c \
-		src/{ring,algorithm,hash,hash_twemproxy,hash_haproxy,template,rebalance,ownership,table}.c src/algo_*.c \
+	gcc -fsanitize=address,undefined -o "$work/$t" "$work/$t.o" "${objects[@]}" \
 		"$libs/libpgcommon.a" "$libs/libpgport.a" -lz -lnettle -lm
 done
 # rings are never freed in the tests: no leak report

@@ -124,7 +124,7 @@ start_shard() {
 	}
 	# enough logical replication workers for every copy to start at once
 	as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-		-o "-c listen_addresses='' -k $dir -c port=5432 -c fsync=off -c synchronous_commit=off -c shared_buffers=16MB -c max_connections=60 -c autovacuum=off -c wal_level=logical -c max_replication_slots=16 -c max_wal_senders=16 -c max_logical_replication_workers=12 -c max_worker_processes=20 $shard_settings" \
+		-o "-c listen_addresses='' -k $dir -c port=5432 -c fsync=off -c synchronous_commit=off -c shared_buffers=16MB -c max_connections=60 -c autovacuum=off -c wal_level=logical -c max_replication_slots=16 -c max_wal_senders=16 -c max_logical_replication_workers=12 -c max_worker_processes=20 -c jit=off $shard_settings" \
 		start >/dev/null
 	shard "$1" -c "CREATE EXTENSION chash" \
 		-c "CREATE TABLE users (k bigint PRIMARY KEY, v integer NOT NULL, note text)"
