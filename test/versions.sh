@@ -279,11 +279,19 @@ sid_root() {
 	done
 	if [ ${#pkgs[@]} -gt 0 ]; then
 		say "$major: installing in the sid root: ${pkgs[*]}"
-		{ "${apt[@]}" update && "${apt[@]}" install -y --no-install-recommends "${pkgs[@]}"; } \
+		# (Java's set-up needs /proc; a set-up cut short is finished first)
+		sid_mounted=$root
+		sid_mount "$root"
+		{ chroot "$root" dpkg --configure -a && "${apt[@]}" update &&
+			"${apt[@]}" install -y --no-install-recommends "${pkgs[@]}"; } \
 			>"$cache/$major/sid-apt.log" 2>&1 || {
 			tail -n 20 "$cache/$major/sid-apt.log" >&2
+			sid_umount "$root"
+			sid_mounted=
 			return 1
 		}
+		sid_umount "$root"
+		sid_mounted=
 	fi
 	version=$(chroot "$root" dpkg-query -W -f='${Version}' "postgresql-$major")
 	echo "$root $version"

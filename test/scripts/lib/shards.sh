@@ -69,7 +69,9 @@ background=()
 # the client of a newer installed major (make test's setup installs 15)
 pgbench=
 for b in "$bindir" $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
-	if "$b/pgbench" --help 2>/dev/null | grep -q -- --max-tries; then
+	# (grep reads it all: grep -q would end first, and pipefail would
+	# count pgbench's SIGPIPE as no --max-tries)
+	if "$b/pgbench" --help 2>/dev/null | grep -- --max-tries >/dev/null; then
 		pgbench=$b/pgbench
 		break
 	fi
