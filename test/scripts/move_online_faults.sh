@@ -347,13 +347,29 @@ coord -c "SELECT chash_ring_drop('users_less')" \
 	-c "SELECT chash_ring_copy('users', 'users_again')" -c "SELECT chash_node_add('users_again', 'shard4', target => 'shard4')" >/dev/null
 
 # --- 3b: a restart of the destination during the copy; the same session runs the CALL again
+# The second CALL starts once every source has seen the crashed
+# destination's connections end: until then a source's WAL sender still
+# holds the slot of a table's copy, the restarted copy cannot make it
+# again, and PostgreSQL disables the subscription (a wait of 2 s here was
+# too short on a busy machine).
 start_writers w2 write.sql 2
-coord -v ON_ERROR_STOP=0 -c "CALL chash_move_online('users', 'users_again', 'users', 'k')" -c "SELECT pg_sleep(2)" \
+coord -v ON_ERROR_STOP=0 -c "CALL chash_move_online('users', 'users_again', 'users', 'k')" \
+	-c "\\! until [ -e '$tmp/3b.go' ]; do sleep 0.1; done" \
 	-c "CALL chash_move_online('users', 'users_again', 'users', 'k')" >"$tmp/3b.out" 2>&1 &
 call=$!
 background+=($call)
 wait_for "the move's subscriptions" shard 4 -c "SELECT count(*) > 0 FROM pg_subscription"
 restart_shard 4
+restarted=$(shard 4 -c "SELECT pg_postmaster_start_time()")
+old_senders_gone() {
+	local i
+	for i in 1 2 3; do
+		[ "$(shard "$i" -c "SELECT count(*) = 0 FROM pg_stat_replication WHERE backend_start < '$restarted'")" = t ] || return 0
+	done
+	echo t
+}
+wait_for "the sources' WAL senders of shard4 before its restart to end" old_senders_gone
+touch "$tmp/3b.go"
 wait "$call" || true
 if grep -q ERROR "$tmp/3b.out" && grep -q 'done, [0-9]* rows moved' "$tmp/3b.out"; then
 	ok "3b: the CALL failed with shard4's restart ($(grep -m1 ERROR "$tmp/3b.out" | sed 's/^.*ERROR: *//')) and the same session's next CALL moved the rows"
