@@ -16,6 +16,8 @@
 # CHASH_LANES          lanes side by side (default 3)
 # CHASH_SKIP_SCRIPTS   names of scripts not to run ("compat migrate_mysql")
 # CHASH_SUITE_RESULTS  a file to append "SUITE passed|failed" lines to
+# CHASH_SUITE_TIMEOUT  seconds after which a suite is stopped and fails
+#                      (default 1800)
 # CHASH_TEST_LOGS      where each suite's log is kept (default: a new
 #                      directory under ${TMPDIR:-/tmp}, kept when a suite
 #                      fails, removed when all passed)
@@ -39,6 +41,42 @@ script_checks() {
 		/^[[:space:]]*ok([[:space:]]|$)/ { oks++ }
 		/^  [^ |][^|]*\|[^|]*$/ { pairs++ }
 		END { print (totals ? total : (oks ? oks : pairs + 0)) }' "$1"
+}
+
+# "bounded LOG COMMAND...": COMMAND with its output in LOG, in a process
+# group of its own, stopped after CHASH_SUITE_TIMEOUT seconds (default
+# 1800; the slowest suite takes about 750).  A suite stopped so leaves in
+# its log what the lane's server was running, and the stack of each
+# backend that was busy, so that a hang says where it hung.
+bounded() {
+	local log=$1 limit=${CHASH_SUITE_TIMEOUT:-1800} waited=0 pid b
+	shift
+	setsid "$@" >"$log" 2>&1 9<&- &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $waited -ge "$limit" ]; then
+			{
+				echo "run-suites: still running after $limit s: stopped"
+				psql -X -d postgres -c "SELECT pid, datname, state, now() - query_start AS running, wait_event_type, wait_event, left(query, 400) AS query FROM pg_stat_activity WHERE state <> 'idle' AND pid <> pg_backend_pid()"
+				for b in $(psql -XAt -d postgres -c "SELECT pid FROM pg_stat_activity WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()"); do
+					echo "--- stack of backend $b"
+					if command -v gdb >/dev/null; then
+						timeout 120 gdb -batch -p "$b" -ex bt 2>&1 | grep '^#'
+					else
+						cat "/proc/$b/stack" 2>&1
+					fi
+				done
+			} >>"$log" 2>&1
+			kill -TERM -- -"$pid" 2>/dev/null
+			sleep 10
+			kill -KILL -- -"$pid" 2>/dev/null
+			wait "$pid"
+			return 124
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+	wait "$pid"
 }
 
 # "lane QUEUE LOGS": inside a lane's cluster, run suites from the queue
@@ -70,15 +108,15 @@ if [ "${1:-}" = lane ]; then
 			ln -sfn "$root/expected" "$out/expected"
 			if [ "$suite" = REGRESS ]; then only=(ISOLATION=); else only=(REGRESS=); fi
 			# with PostgreSQL's default JIT, which test/with-cluster.sh turns off
-			PGOPTIONS="${PGOPTIONS:-} -c jit=on" \
-				make -s installcheck "${only[@]}" CHASH_OUTPUTDIR="$out" >"$log" 2>&1
+			bounded "$log" env PGOPTIONS="${PGOPTIONS:-} -c jit=on" \
+				make -s installcheck "${only[@]}" CHASH_OUTPUTDIR="$out"
 			rc=$?
 			[ -s "$out/regression.diffs" ] && cat "$out/regression.diffs" >>"$log"
 			# pg_regress's own count: "All N tests passed" or "M of N tests failed"
 			checks=$(sed -n 's/.*All \([0-9]*\) tests passed.*/\1/p; s/.* of \([0-9]*\) tests failed.*/\1/p' "$log" | head -n 1)
 			;;
 		*)
-			"test/scripts/$suite.sh" >"$log" 2>&1
+			bounded "$log" "test/scripts/$suite.sh"
 			rc=$?
 			checks=$(script_checks "$log")
 			;;
