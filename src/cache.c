@@ -393,6 +393,21 @@ error_no_such_ring(const char *name, int len)
 }
 
 /*
+ * The ring name as a key of the cache (NUL-terminated, into key of
+ * NAMEDATALEN bytes), after checking that the current user may read the
+ * catalog: what every read of a ring, cached or not, starts with
+ */
+static void
+ring_key_for_reader(const char *name, int len, char *key)
+{
+	if (len < 1 || len > CHASH_MAX_RING_NAME)
+		error_no_such_ring(name, len);
+	memcpy(key, name, len);
+	key[len] = '\0';
+	chash_catalog_check_read(key);
+}
+
+/*
  * The version of the ring that snap sees, as the entry remembers it or as
  * read now; false if there is none to go by.
  */
@@ -442,12 +457,7 @@ resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation)
 	uint8		fingerprint[16];
 	CachedRing *cr;
 
-	if (len < 1 || len > CHASH_MAX_RING_NAME)
-		error_no_such_ring(name, len);
-	memcpy(key, name, len);
-	key[len] = '\0';
-
-	chash_catalog_check_read(key);
+	ring_key_for_reader(name, len, key);
 	/* serializable transactions must see ring changes as conflicts */
 	if (IsolationIsSerializable())
 		predicate_lock_catalog(snap);
@@ -580,11 +590,7 @@ check_ring(const char *name, int len, int64 **node_points)
 	char		key[NAMEDATALEN];
 	ChashRingSpec *spec;
 
-	if (len < 1 || len > CHASH_MAX_RING_NAME)
-		error_no_such_ring(name, len);
-	memcpy(key, name, len);
-	key[len] = '\0';
-	chash_catalog_check_read(key);
+	ring_key_for_reader(name, len, key);
 	stats.config_reads++;
 	spec = chash_catalog_read_ring(key, false);
 	if (spec == NULL)
