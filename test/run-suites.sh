@@ -152,7 +152,7 @@ chmod 755 "$logs"
 # Every suite, the slowest first (as measured on a 2-core machine: see
 # doc/development.md), so that the lanes end together; a suite not listed
 # here runs after these.  Alone: after the lanes, one at a time.
-order=(compat move_online_hostile compat_cassandra move_online_faults migrate_mysql
+order=(compat compat_servers move_online_hostile compat_cassandra move_online_faults migrate_mysql
 	REGRESS migrate_postgres compat_redis move_online release crash unit churn
 	compat_elasticsearch standby svg dump_restore ISOLATION encodings released_scripts)
 alone=(package)

@@ -43,7 +43,6 @@ Standard library only; run with /usr/bin/python3 (3.9 or later).
 
 import argparse
 import atexit
-import ctypes
 import ipaddress
 import itertools
 import json
@@ -137,19 +136,6 @@ def on_signal(signum, frame):
     raise SystemExit(128 + signum)
 
 
-_libc = ctypes.CDLL(None, use_errno=True)
-PR_SET_PDEATHSIG = 1
-PARENT_PID = os.getpid()
-
-
-def child_setup():
-    """In the child, before exec: die with us even if we are killed with
-    SIGKILL (set after subprocess has changed user, so it holds)."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != PARENT_PID:
-        os._exit(1)
-
-
 def unprivileged_user():
     """The user to run memcached as when we are root (it refuses root)."""
     for name in ("memcache", "nobody"):
@@ -163,11 +149,21 @@ def unprivileged_user():
 
 def spawn(argv, cwd, errfile, user=None):
     """Start a process in its own session (a Ctrl-C reaches us, not it: we
-    stop it), its output in errfile."""
+    stop it), its output in errfile, as user (a uid) if given.  setpriv
+    (util-linux) changes the user, then tells the process to die with us
+    even if we are killed with SIGKILL (after the change, so that it
+    holds).  Not a preexec_fn: Python code run between fork and exec made
+    each start cost about 80 ms of CPU, 1,000 servers 80 s."""
+    wrap = ["setpriv"]
+    if user is not None:
+        pw = pwd.getpwuid(user)
+        wrap += ["--reuid", str(pw.pw_uid), "--regid", str(pw.pw_gid),
+                 "--clear-groups"]
+    wrap += ["--pdeathsig", "KILL"]
     with open(errfile, "wb") as err:
         return CLEANUP.add(subprocess.Popen(
-            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
-            user=user, start_new_session=True, preexec_fn=child_setup))
+            wrap + argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=err,
+            stderr=err, start_new_session=True))
 
 
 def read_text(path):

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compatibility proof: chash's profiles (chash_profiles()) of the memcached
 # clients and the Java ring route every key exactly as the real client
-# libraries do.  (Redis Cluster: test/scripts/compat_redis.sh.)
+# libraries do, and test/scripts/compat_servers.sh, this script for the
+# clients that are real servers (twemproxy, nginx, HAProxy), that they do.
+# (Redis Cluster: test/scripts/compat_redis.sh.)
 #
 #   test/with-cluster.sh test/scripts/compat.sh
 #
@@ -104,7 +106,9 @@
 #                 libmemcached's names.
 #
 # Environment:
-#   CHASH_COMPAT_CLIENTS  only these clients (space-separated names above)
+#   CHASH_COMPAT_CLIENTS  only these clients (space-separated names above;
+#                         default: all but twemproxy, nginx and haproxy,
+#                         which test/scripts/compat_servers.sh checks)
 #   CHASH_COMPAT_KEYS     generated keys per configuration (default 50000)
 #   CHASH_COMPAT_JOBS     configurations checked at once (default: CPUs)
 #   CHASH_COMPAT_KEEP     if set, keep the working directory (inputs, routes)
@@ -120,7 +124,14 @@ py=/usr/bin/python3		# the Debian Python, which has uhashring
 nkeys=${CHASH_COMPAT_KEYS:-50000}
 jobs=${CHASH_COMPAT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava nginx dalli haproxy elasticsearch groupcache dubbo envoy pymemcache)
-only=" ${CHASH_COMPAT_CLIENTS:-${clients[*]}} "
+# the clients that are real servers, checked by test/scripts/compat_servers.sh
+# (this same script), so that make test runs the two halves side by side
+servers=" twemproxy nginx haproxy "
+libraries=()
+for c in "${clients[@]}"; do
+	[[ $servers == *" $c "* ]] || libraries+=("$c")
+done
+only=" ${CHASH_COMPAT_CLIENTS:-${libraries[*]}} "
 db=chash_compat_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat.XXXXXX")
 

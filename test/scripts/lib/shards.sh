@@ -30,7 +30,11 @@
 #   start_writers NAME SCRIPT CLIENTS, stop_writers NAME
 #                          pgbench clients running SCRIPT (a file in $tmp)
 #                          against $db, in runs of 5 s until stopped (a
-#                          pgbench that is killed loses its log); stop
+#                          pgbench that is killed loses its log), at
+#                          most writer_tps transactions a second in all
+#                          (default 50: writes throughout every step,
+#                          without taking the CPU that make test's other
+#                          lanes need); stop
 #                          fails the suite if a client failed, or a
 #                          transaction but one that met a 40001 (a
 #                          fence, or postgres_fdw's repeatable read) as
@@ -309,7 +313,8 @@ start_writers() {
 		n=0
 		until [ -e "$tmp/$name.stop" ]; do
 			n=$((n + 1))
-			(cd "$tmp" && "$pgbench" -n -f "$script" -c "$clients" -j "$clients" -T 5 --max-tries=0 --failures-detailed -l \
+			(cd "$tmp" && "$pgbench" -n -f "$script" -c "$clients" -j "$clients" -T 5 -R "${writer_tps:-50}" \
+				--max-tries=0 --failures-detailed -l \
 				--log-prefix="$tmp/$name.log.$n" "$db" >>"$tmp/$name.out" 2>&1) || exit 1
 		done
 	) &
