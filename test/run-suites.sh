@@ -175,8 +175,10 @@ queue=$logs/queue
 for s in "${order[@]}" "${all[@]}"; do
 	want "$s" || continue
 	[[ " ${alone[*]} " == *" $s "* ]] && continue
-	grep -qx -- "$s" "$queue" || echo "$s" >>"$queue"
-	# the package's build, as soon as a lane is free
+	! grep -qx -- "$s" "$queue" || continue
+	echo "$s" >>"$queue"
+	# the package's build, as soon as a lane is free (once: compat is in
+	# both lists)
 	[ "$s" != compat ] || ! want package || echo package-deb >>"$queue"
 done
 [ "$(id -u)" -ne 0 ] || chown postgres: "$queue" "$logs/results"
