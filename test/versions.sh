@@ -4,9 +4,10 @@
 # into a cache outside the tree, then build chash against each with
 # PG_CONFIG and run every suite of make test that can run there.  Prints
 # one table: version, build, suites passed and failed.  Not run per major:
-# compat, compat_redis and migrate_mysql (what they check of chash does not
-# depend on the server; the profiles suite runs the import on each) and package (Debian's packaging knows only the majors installed
-# as packages); release leaves out make dist, which needs git.
+# compat, compat_servers, compat_redis and migrate_mysql (what they check of
+# chash does not depend on the server; the profiles suite runs the import on
+# each) and package (Debian's packaging knows only the majors installed as
+# packages); release leaves out make dist, which needs git.
 #
 #   test/versions.sh [MAJOR...]        default: every major of the table
 #
@@ -24,6 +25,8 @@
 # change packaging paths, not what an extension sees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# the suites not run per major (above)
+per_major_skip="compat compat_servers compat_redis migrate_mysql package"
 
 # major: source packages to try, in order; the first whose files are served
 # wins.  "archive:suite": debian and debian-security are the archives of
@@ -346,7 +349,7 @@ run_in_sid_root() {
 	sid_mounted=$root
 	sid_mount "$root"
 	chroot "$root" env PG_CONFIG="$pg_config" PG_MAJOR="$major" \
-		CHASH_SKIP_SCRIPTS="compat compat_redis migrate_mysql package" CHASH_RELEASE_NO_DIST=1 \
+		CHASH_SKIP_SCRIPTS="$per_major_skip" CHASH_RELEASE_NO_DIST=1 \
 		CHASH_SUITE_RESULTS=/build/suites.txt \
 		sh -c 'cd /build/chash && test/install.sh && test/run-suites.sh' 2>&1 |
 		sed "s/^/[$major] /" || true
@@ -425,7 +428,7 @@ for major in "${majors[@]}"; do
 		cd "$tree"
 		export PG_CONFIG=$prefix/bin/pg_config
 		test/install.sh
-		CHASH_SKIP_SCRIPTS="compat compat_redis migrate_mysql package" CHASH_RELEASE_NO_DIST=1 \
+		CHASH_SKIP_SCRIPTS="$per_major_skip" CHASH_RELEASE_NO_DIST=1 \
 			CHASH_SUITE_RESULTS=$suites \
 			test/run-suites.sh
 	) 2>&1 | sed "s/^/[$major] /" || true
