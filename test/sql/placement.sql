@@ -697,10 +697,12 @@ GROUP BY r.ring ORDER BY r.ring;
 -- exact ownership by zones against 200,000 keys' copies
 SELECT r.ring, o.node, round(o.owned::numeric, 4) AS owned,
 	   abs(coalesce(c.keys, 0) / 2e5 - o.owned) < 0.006 AS counted_agrees
-FROM zone_rings r,
-	 LATERAL chash_ownership(r.ring, 3, true) o
-LEFT JOIN LATERAL (SELECT count(*) AS keys FROM generate_series(1, 200000) i
-				   WHERE o.node = ANY (chash_lookup_n(r.ring, 'key-' || i, 3, true))) c ON true
+FROM zone_rings r
+CROSS JOIN LATERAL chash_ownership(r.ring, 3, true) o
+LEFT JOIN (SELECT z.ring, unnest(chash_lookup_n(z.ring, 'key-' || i, 3, true)) AS node,
+				  count(*) AS keys
+		   FROM zone_rings z, generate_series(1, 200000) i GROUP BY 1, 2) c
+	ON c.ring = r.ring AND c.node = o.node
 ORDER BY r.ring, o.node;
 SELECT r.ring, round(sum(o.owned)::numeric, 9) AS copies
 FROM zone_rings r, LATERAL chash_ownership(r.ring, 3, true) o GROUP BY r.ring ORDER BY r.ring;
