@@ -33,6 +33,11 @@ each memcached lists its keys ("lru_crawler metadump all"), a meta get on
 that memcached confirms each (keys missing from the dumps are looked for
 on every server), and the servers must hold as many items as there are
 distinct keys: so every key is on exactly one server, or the run fails.
+The dumps only say where to look first: memcached 1.6.18's dump is a live
+walk that may miss items, and about one in a thousand never sent its END
+here (the crawler stopped, its cause in memcached not found), so a dump
+that sends nothing for DUMP_STALL seconds counts as ended where it
+stopped, with a warning, and its other keys are found by meta get.
 
 Every process started is stopped, and the temporary directory removed, on
 success, on error, on Ctrl-C and on SIGTERM/SIGHUP; the processes are also
@@ -67,6 +72,7 @@ MAX_KEY_BYTES = 200             # memcached allows 250; the contract says 200
 PORT_RANGE = (20000, 32000)     # below Linux's ephemeral range (32768-60999)
 START_TIMEOUT = 20.0            # seconds for a process to accept connections
 IO_TIMEOUT = 300.0              # seconds without progress on a socket
+DUMP_STALL = 10.0               # seconds without data that end a metadump
 WINDOW = 2000                   # requests in flight on one connection
 NUTCRACKER = "nutcracker"
 DEFAULT_PORT = 11211            # nutcracker names unnamed servers on it HOST
@@ -595,13 +601,21 @@ def holds(addr, keys):
 
 
 def dump_keys(addr):
-    """Every key one memcached holds, from lru_crawler metadump."""
+    """The keys one memcached lists in lru_crawler metadump, and whether the
+    dump ended (False: it sent nothing for DUMP_STALL seconds before its
+    END; the keys are those of its complete lines)."""
     for _ in range(1000):
         with socket.create_connection(addr, timeout=IO_TIMEOUT) as s:
             s.sendall(b"lru_crawler metadump all\r\n")
+            s.settimeout(DUMP_STALL)
             buf = bytearray()
+            ended = True
             while True:
-                chunk = s.recv(1 << 20)
+                try:
+                    chunk = s.recv(1 << 20)
+                except socket.timeout:
+                    ended = False
+                    break
                 if not chunk:
                     raise RoutesError("memcached at %s closed the "
                                       "connection in a metadump"
@@ -617,14 +631,17 @@ def dump_keys(addr):
             time.sleep(0.01)
             continue
         keys = []
-        for line in bytes(buf).split(b"\n"):
+        lines = bytes(buf).split(b"\n")
+        if not ended:
+            lines.pop()     # what came after the last newline, if anything
+        for line in lines:
             if line.startswith(b"key="):
                 enc = line[4:].split(b" ", 1)[0]
                 keys.append(urllib.parse.unquote_to_bytes(enc))
             elif line.rstrip(b"\r") not in (b"", b"END"):
                 raise RoutesError("memcached at %s: unexpected metadump "
                                   "line %r" % (hostport(addr), line[:200]))
-        return keys
+        return keys, ended
     raise RoutesError("memcached at %s: lru crawler stays busy"
                       % hostport(addr))
 
@@ -694,7 +711,13 @@ def routes(hash_name, distribution, servers, keys, unnamed, verbose):
     candidates = [[] for _ in slots]
     total_items = 0
     for i, (mc, addr) in enumerate(slots):
-        for k in dict.fromkeys(dump_keys(addr)):
+        dumped, ended = dump_keys(addr)
+        if not ended:
+            log(True, "warning: the metadump of memcached at %s sent no END "
+                "(nothing for %.0f s after %d keys); its other keys are "
+                "looked for on every server"
+                % (hostport(addr), DUMP_STALL, len(dumped)))
+        for k in dict.fromkeys(dumped):
             candidates[i].append(k)
         stats = memcached_stats(addr)
         if stats.get("evictions") != "0":
