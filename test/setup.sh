@@ -12,7 +12,7 @@ packages=(
 	libxxhash-dev zlib1g-dev nettle-dev
 	# the real clients the compatibility suite (test/scripts/compat.sh)
 	# checks chash against
-	libmemcached-dev python3-uhashring python3-pymemcache memcached nutcracker
+	libmemcached-dev python3-uhashring python3-pymemcache nutcracker
 	# Redis Cluster (test/scripts/compat_redis.sh), and the Java clients
 	# spymemcached and Guava with a JDK to compile their route programs
 	redis-server redis-tools

@@ -10,11 +10,11 @@ whitespace or control characters, at most 200 bytes).  ROUTES gets one
 line per key, in order: the name of the server that nutcracker routes the
 key to.
 
-How: one memcached per server on a free loopback port, a nutcracker pool
-with "distribution: ketama" (or --distribution modula, where a key goes to
-server hash % total weight), "hash: NAME", "auto_eject_hosts: false" and
-the servers as "127.0.0.1:PORT:WEIGHT NAME", so that nutcracker hashes NAME
-(not the address) onto its continuum.
+How: a server address per server, each on a free loopback port, and a
+nutcracker pool with "distribution: ketama" (or --distribution modula,
+where a key goes to server hash % total weight), "hash: NAME",
+"auto_eject_hosts: false" and the servers as "127.0.0.1:PORT:WEIGHT NAME",
+so that nutcracker hashes NAME (not the address) onto its continuum.
 
 With --unnamed the servers have no names, as "HOST:PORT:WEIGHT", and
 nutcracker names each after its address: HOST when PORT is 11211,
@@ -22,22 +22,24 @@ HOST:PORT otherwise (nc_conf.c, conf_add_server: "backward compatibility
 with libmemcached"), and hashes that.  SERVERS then gives each server as
 nutcracker names it, HOST (for port 11211) or HOST:PORT, HOST a loopback
 address written plainly (127.x.y.z: Linux routes all of 127/8 to lo), and
-each memcached listens on exactly that address and port.  Several can
-listen on port 11211 on distinct addresses (127.0.0.2, 127.0.0.3, ...); a
+each server listens on exactly that address and port.  Several can listen
+on port 11211 on distinct addresses (127.0.0.2, 127.0.0.3, ...); a
 memcached already listening on 0.0.0.0:11211, or on one of the addresses
 (another run with the same servers?), fails the run, with a message.
 nutcracker's stats must name the servers as SERVERS does.
 
-Every key is set through nutcracker, pipelined, and must be STORED.  Then
-each memcached lists its keys ("lru_crawler metadump all"), a meta get on
-that memcached confirms each (keys missing from the dumps are looked for
-on every server), and the servers must hold as many items as there are
-distinct keys: so every key is on exactly one server, or the run fails.
-The dumps only say where to look first: memcached 1.6.18's dump is a live
-walk that may miss items, and about one in a thousand never sent its END
-here (the crawler stopped, its cause in memcached not found), so a dump
-that sends nothing for DUMP_STALL seconds counts as ended where it
-stopped, with a warning, and its other keys are found by meta get.
+The servers: this program itself listens on every server's address and
+speaks memcached's text protocol as far as a set goes: each "set" that
+nutcracker forwards is answered STORED and recorded with the address it
+came to; anything else is answered ERROR and fails the run.  (Until
+2026-12 each server was a real memcached, whose keys were then read back
+by lru_crawler metadump and meta gets: 1,000 memcacheds cost about 25
+CPU-seconds to start, and about one dump in a thousand never ended.  What
+is checked is nutcracker's choice, which nothing behind it takes part in.)
+Every key is set through nutcracker, pipelined, and must be STORED; every
+distinct key must have reached exactly one server, once, and nothing else
+may have reached the servers: so each key's server is the one nutcracker
+sent it to, or the run fails.
 
 Every process started is stopped, and the temporary directory removed, on
 success, on error, on Ctrl-C and on SIGTERM/SIGHUP; the processes are also
@@ -52,7 +54,6 @@ import ipaddress
 import itertools
 import json
 import os
-import pwd
 import random
 import resource
 import selectors
@@ -62,8 +63,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-import urllib.parse
 
 HASHES = ("one_at_a_time", "md5", "crc16", "crc32", "crc32a", "fnv1_64",
           "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins")
@@ -72,11 +73,10 @@ MAX_KEY_BYTES = 200             # memcached allows 250; the contract says 200
 PORT_RANGE = (20000, 32000)     # below Linux's ephemeral range (32768-60999)
 START_TIMEOUT = 20.0            # seconds for a process to accept connections
 IO_TIMEOUT = 300.0              # seconds without progress on a socket
-DUMP_STALL = 10.0               # seconds without data that end a metadump
 WINDOW = 2000                   # requests in flight on one connection
 NUTCRACKER = "nutcracker"
 DEFAULT_PORT = 11211            # nutcracker names unnamed servers on it HOST
-MEMCACHED = "memcached"
+MAX_LINE = 1024                 # longest command line a server takes
 
 
 class RoutesError(Exception):
@@ -142,35 +142,17 @@ def on_signal(signum, frame):
     raise SystemExit(128 + signum)
 
 
-def unprivileged_user():
-    """The user to run memcached as when we are root (it refuses root)."""
-    for name in ("memcache", "nobody"):
-        try:
-            return pwd.getpwnam(name).pw_uid
-        except KeyError:
-            pass
-    raise RoutesError("running as root, and neither user memcache nor "
-                      "nobody exists to run memcached as")
-
-
-def spawn(argv, cwd, errfile, user=None):
+def spawn(argv, cwd, errfile):
     """Start a process in its own session (a Ctrl-C reaches us, not it: we
-    stop it), its output in errfile, as user (a uid) if given.  setpriv
-    (util-linux) changes the user, then tells the process to die with us
-    even if we are killed with SIGKILL (after the change, so that it
-    holds).  Not a preexec_fn: Python code run between fork and exec made
-    each start take about 80 ms (100 memcacheds started in 21.5 s on a
-    loaded machine, where they now take 2.7 s)."""
-    wrap = ["setpriv"]
-    if user is not None:
-        pw = pwd.getpwuid(user)
-        wrap += ["--reuid", str(pw.pw_uid), "--regid", str(pw.pw_gid),
-                 "--clear-groups"]
-    wrap += ["--pdeathsig", "KILL"]
+    stop it), its output in errfile.  setpriv (util-linux) tells it to die
+    with us even if we are killed with SIGKILL.  Not a preexec_fn: Python
+    code run between fork and exec made each start take about 80 ms on a
+    loaded machine."""
     with open(errfile, "wb") as err:
         return CLEANUP.add(subprocess.Popen(
-            wrap + argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=err,
-            stderr=err, start_new_session=True))
+            ["setpriv", "--pdeathsig", "KILL"] + argv, cwd=cwd,
+            stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+            start_new_session=True))
 
 
 def read_text(path):
@@ -204,29 +186,6 @@ def try_connect(addr):
         return socket.create_connection(addr, timeout=2)
     except OSError:
         return None
-
-
-def recv_until(sock, end):
-    """Read until the data ends with 'end'."""
-    buf = bytearray()
-    while not buf.endswith(end):
-        chunk = sock.recv(1 << 20)
-        if not chunk:
-            raise RoutesError("connection closed after %d bytes" % len(buf))
-        buf += chunk
-    return bytes(buf)
-
-
-def memcached_stats(addr):
-    with socket.create_connection(addr, timeout=10) as s:
-        s.sendall(b"stats\r\n")
-        data = recv_until(s, b"END\r\n")
-    stats = {}
-    for line in data.split(b"\r\n"):
-        parts = line.split(b" ")
-        if len(parts) == 3 and parts[0] == b"STAT":
-            stats[parts[1].decode()] = parts[2].decode()
-    return stats
 
 
 # ---------------------------------------------------------------------------
@@ -326,102 +285,142 @@ def unnamed_addrs(servers):
 
 
 # ---------------------------------------------------------------------------
-# memcached and nutcracker
+# The servers and nutcracker
 
-def check_listenable(addr):
-    """Fail unless we can listen on addr now, as memcached will (with
-    SO_REUSEADDR, so that connections of a previous run in TIME_WAIT do not
-    count)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(addr)
-            s.listen(1)
-        except OSError as e:
-            raise RoutesError(
-                "cannot listen on %s (%s): --unnamed runs each memcached on "
-                "the very address and port that nutcracker names the server "
-                "after, so that must be free.  Is a memcached listening on "
-                "0.0.0.0:%d (a system memcached?), or another run using %s?"
-                % (hostport(addr), e.strerror or e, addr[1], hostport(addr)))
+class Servers:
+    """Every server's address, listened on by this program in a thread of
+    its own: each set that arrives is answered STORED and recorded (the
+    key, and the server it came to); anything else is answered ERROR and
+    recorded as an error."""
 
+    def __init__(self, n, fixed=None):
+        """n servers, each on a free port of 127.0.0.1, or, with fixed (a
+        list of (host, port), one per server), on exactly that address and
+        port, or the run fails."""
+        self.listeners = []
+        self.received = {}      # key -> the indexes of the servers it reached
+        self.sets = 0
+        self.errors = []
+        for i in range(n):
+            addr = fixed[i] if fixed is not None else ("127.0.0.1", 0)
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.listeners.append(s)
+            # SO_REUSEADDR: connections of a previous run in TIME_WAIT do
+            # not count
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(addr)
+                s.listen(64)
+            except OSError as e:
+                self.close()
+                if fixed is None:
+                    raise RoutesError("cannot listen on a loopback port (%s)"
+                                      % (e.strerror or e))
+                raise RoutesError(
+                    "cannot listen on %s (%s): --unnamed listens for each "
+                    "server on the very address and port that nutcracker "
+                    "names the server after, so that must be free.  Is a "
+                    "memcached listening on 0.0.0.0:%d (a system "
+                    "memcached?), or another run using %s?"
+                    % (hostport(addr), e.strerror or e, addr[1],
+                       hostport(addr)))
+            s.setblocking(False)
+        self.addrs = [s.getsockname() for s in self.listeners]
+        self.wake_r, self.wake_w = socket.socketpair()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
 
-def start_memcacheds(n, nkeys, workdir, rng, taken, verbose, fixed=None):
-    """One memcached per server; returns (proc, (host, port)) pairs in
-    order.  Each listens on a free port of 127.0.0.1, or, with fixed (a
-    list of (host, port), one per server), on exactly that address and
-    port, or the run fails."""
-    user = unprivileged_user() if os.geteuid() == 0 else None
-    # Room for every key on one server (memory is only taken as items
-    # arrive).  Every item (48-byte header, key of at most 200 bytes, value,
-    # CAS) fits one 320-byte slab class, so a memcached touches one 1 MB slab
-    # page per 3276 keys and about 1 MB besides.  Without the LRU maintainer
-    # items stay in one LRU per class, where the crawler's dump cannot miss
-    # them as they move between the hot, warm and cold LRUs.
-    mem_mb = max(64, (nkeys * 320) // (1 << 20) + 16)
-
-    def launch(i, addr):
-        return spawn([MEMCACHED, "-l", addr[0], "-p", str(addr[1]), "-U", "0",
-                      "-t", "1", "-c", "64", "-m", str(mem_mb), "-o",
-                      "no_lru_maintainer,hashpower=12,slab_sizes=320"],
-                     workdir, os.path.join(workdir, "memcached.%d.log" % i),
-                     user)
-
-    def new_addr(i):
-        if fixed is not None:
-            return fixed[i]
-        return ("127.0.0.1", free_port(rng, taken))
-
-    if fixed is not None:
-        for addr in fixed:
-            check_listenable(addr)
-    slots = [None] * n
-    pending = {}
-    for i in range(n):
-        addr = new_addr(i)
-        pending[i] = (launch(i, addr), addr, 1)
-    deadline = time.monotonic() + START_TIMEOUT + n * 0.05
-    while pending:
-        if time.monotonic() > deadline:
-            raise RoutesError("%d memcached(s) did not start" % len(pending))
-        for i, (proc, addr, attempt) in list(pending.items()):
-            if proc.poll() is not None:
-                err = read_text(os.path.join(workdir, "memcached.%d.log" % i))
-                if fixed is not None:
-                    raise RoutesError("memcached failed to start on %s "
-                                      "(taken since we checked it?): %s"
-                                      % (hostport(addr), err))
-                if attempt >= 10 or "failed to listen" not in err:
-                    raise RoutesError("memcached failed to start: " + err)
-                # most likely the port was taken since we tested it
-                log(verbose, "memcached on %s exited (%s); retrying"
-                    % (hostport(addr), err))
-                addr = new_addr(i)
-                pending[i] = (launch(i, addr), addr, attempt + 1)
-                continue
-            s = try_connect(addr)
-            if s is None:
-                continue
+    def close(self):
+        for s in self.listeners:
             s.close()
-            if memcached_stats(addr).get("pid") != str(proc.pid):
-                # someone else's server on that port; ours will fail to bind
-                if fixed is not None:
-                    raise RoutesError("%s is answered by a process other "
-                                      "than our memcached" % hostport(addr))
-                if attempt >= 10:
-                    raise RoutesError("memcached failed to start: ports "
-                                      "keep being taken")
-                log(verbose, "%s answered by another process"
-                    % hostport(addr))
-                CLEANUP.stop([proc])
-                addr = new_addr(i)
-                pending[i] = (launch(i, addr), addr, attempt + 1)
-                continue
-            slots[i] = (proc, addr)
-            del pending[i]
-        if pending:
-            time.sleep(0.02)
-    return slots
+
+    def stop(self):
+        """Stop serving; what was recorded is complete once it returns."""
+        self.wake_w.send(b"x")
+        self.thread.join()
+        self.close()
+
+    def serve(self):
+        sel = selectors.DefaultSelector()
+        for i, s in enumerate(self.listeners):
+            sel.register(s, selectors.EVENT_READ, i)
+        sel.register(self.wake_r, selectors.EVENT_READ, None)
+        conns = []
+        try:
+            while True:
+                for key, mask in sel.select():
+                    if key.data is None:
+                        return
+                    if isinstance(key.data, int):
+                        try:
+                            c, _ = key.fileobj.accept()
+                        except (BlockingIOError, InterruptedError):
+                            continue
+                        c.setblocking(False)
+                        conn = [key.data, c, bytearray(), bytearray()]
+                        conns.append(conn)
+                        sel.register(c, selectors.EVENT_READ, conn)
+                        continue
+                    server, c, inbuf, outbuf = conn = key.data
+                    if mask & selectors.EVENT_READ:
+                        try:
+                            chunk = c.recv(1 << 20)
+                        except (BlockingIOError, InterruptedError):
+                            chunk = None
+                        except OSError:
+                            chunk = b""
+                        if chunk == b"":
+                            sel.unregister(c)
+                            c.close()
+                            conns.remove(conn)
+                            continue
+                        if chunk:
+                            inbuf += chunk
+                            self.answer(server, inbuf, outbuf)
+                    if outbuf:
+                        try:
+                            del outbuf[:c.send(outbuf)]
+                        except (BlockingIOError, InterruptedError):
+                            pass
+                    sel.modify(c, selectors.EVENT_READ |
+                               (selectors.EVENT_WRITE if outbuf else 0), conn)
+        finally:
+            for conn in conns:
+                conn[1].close()
+            sel.close()
+
+    def answer(self, server, inbuf, outbuf):
+        """Answer the complete commands at the start of inbuf."""
+        while True:
+            end = inbuf.find(b"\r\n")
+            if end < 0:
+                if len(inbuf) > MAX_LINE:
+                    self.errors.append("server %d got a line of over %d "
+                                       "bytes" % (server, MAX_LINE))
+                    del inbuf[:]
+                return
+            parts = bytes(inbuf[:end]).split(b" ")
+            # set KEY FLAGS EXPTIME BYTES, its data block after the line
+            if parts[0] == b"set" and len(parts) == 5 and \
+                    parts[4].isdigit():
+                total = end + 2 + int(parts[4]) + 2
+                if len(inbuf) < total:
+                    return
+                if inbuf[total - 2:total] != b"\r\n":
+                    self.errors.append("server %d got a set of %r whose "
+                                       "data block does not end its "
+                                       "length" % (server, parts[1]))
+                    del inbuf[:]
+                    return
+                self.received.setdefault(parts[1], []).append(server)
+                self.sets += 1
+                del inbuf[:total]
+                outbuf += b"STORED\r\n"
+            else:
+                self.errors.append("server %d got %r" % (server,
+                                                         bytes(inbuf[:end])[:200]))
+                del inbuf[:end + 2]
+                outbuf += b"ERROR\r\n"
 
 
 def yaml_quote(s):
@@ -589,69 +588,14 @@ def set_all(sock, keys):
              8, (b"STORED\r\n",), "nutcracker")
 
 
-def holds(addr, keys):
-    """Which of the keys one memcached holds, by meta get (mg)."""
-    if not keys:
-        return []
-    with socket.create_connection(addr, timeout=IO_TIMEOUT) as s:
-        replies = pipeline(s, [b"mg " + k + b"\r\n" for k in keys], 4,
-                           (b"HD\r\n", b"EN\r\n"),
-                           "memcached at %s" % hostport(addr))
-    return [k for k, r in zip(keys, replies) if r == b"HD\r\n"]
-
-
-def dump_keys(addr):
-    """The keys one memcached lists in lru_crawler metadump, and whether the
-    dump ended (False: it sent nothing for DUMP_STALL seconds before its
-    END; the keys are those of its complete lines)."""
-    for _ in range(1000):
-        with socket.create_connection(addr, timeout=IO_TIMEOUT) as s:
-            s.sendall(b"lru_crawler metadump all\r\n")
-            s.settimeout(DUMP_STALL)
-            buf = bytearray()
-            ended = True
-            while True:
-                try:
-                    chunk = s.recv(1 << 20)
-                except socket.timeout:
-                    ended = False
-                    break
-                if not chunk:
-                    raise RoutesError("memcached at %s closed the "
-                                      "connection in a metadump"
-                                      % hostport(addr))
-                buf += chunk
-                if buf.endswith(b"END\r\n"):
-                    break
-                # a one-line refusal instead of a dump
-                if buf.endswith(b"\r\n") and buf.count(b"\n") == 1 and \
-                        not buf.startswith(b"key="):
-                    break
-        if buf.startswith(b"BUSY"):
-            time.sleep(0.01)
-            continue
-        keys = []
-        lines = bytes(buf).split(b"\n")
-        if not ended:
-            lines.pop()     # what came after the last newline, if anything
-        for line in lines:
-            if line.startswith(b"key="):
-                enc = line[4:].split(b" ", 1)[0]
-                keys.append(urllib.parse.unquote_to_bytes(enc))
-            elif line.rstrip(b"\r") not in (b"", b"END"):
-                raise RoutesError("memcached at %s: unexpected metadump "
-                                  "line %r" % (hostport(addr), line[:200]))
-        return keys, ended
-    raise RoutesError("memcached at %s: lru crawler stays busy"
-                      % hostport(addr))
-
-
 # ---------------------------------------------------------------------------
 
 def routes(hash_name, distribution, servers, keys, unnamed, verbose):
     t0 = time.monotonic()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    need = len(servers) + 256
+    # a listening socket and nutcracker's connection a server, here; a
+    # connection a server in nutcracker, which inherits the limit
+    need = 2 * len(servers) + 256
     if soft < need:
         if hard != resource.RLIM_INFINITY and hard < need:
             raise RoutesError("open file limit %d too low for %d servers"
@@ -668,31 +612,35 @@ def routes(hash_name, distribution, servers, keys, unnamed, verbose):
     if fixed is not None:
         taken.update(port for _, port in fixed)
 
-    slots = start_memcacheds(len(servers), len(distinct), workdir, rng, taken,
-                             verbose, fixed)
-    addrs = [addr for _, addr in slots]
+    listening = Servers(len(servers), fixed)
+    addrs = listening.addrs
+    taken.update(port for _, port in addrs)
     t1 = time.monotonic()
-    log(verbose, "%d memcached started in %.2fs" % (len(slots), t1 - t0))
+    log(verbose, "listening for %d servers (%.2fs)" % (len(addrs), t1 - t0))
 
     conf = os.path.join(workdir, "nutcracker.yml")
-    proc, sock, logfile, stats_port = start_nutcracker(
-        conf, workdir, rng, taken, hash_name, distribution, servers, addrs,
-        unnamed, verbose)
-    t2 = time.monotonic()
-    log(verbose, "nutcracker started in %.2fs" % (t2 - t1))
-    if unnamed:
-        # nutcracker's own word on the names it gave the servers (the
-        # routes below are the proof that it hashes them)
-        got = nutcracker_server_names(stats_port)
-        want = [name for name, _ in servers]
-        if sorted(got) != sorted(want):
-            raise RoutesError("nutcracker names the servers %s, not %s"
-                              % (", ".join(sorted(got)),
-                                 ", ".join(sorted(want))))
-        log(verbose, "nutcracker's stats name the servers as SERVERS does")
+    try:
+        proc, sock, logfile, stats_port = start_nutcracker(
+            conf, workdir, rng, taken, hash_name, distribution, servers,
+            addrs, unnamed, verbose)
+        t2 = time.monotonic()
+        log(verbose, "nutcracker started in %.2fs" % (t2 - t1))
+        if unnamed:
+            # nutcracker's own word on the names it gave the servers (the
+            # routes below are the proof that it hashes them)
+            got = nutcracker_server_names(stats_port)
+            want = [name for name, _ in servers]
+            if sorted(got) != sorted(want):
+                raise RoutesError("nutcracker names the servers %s, not %s"
+                                  % (", ".join(sorted(got)),
+                                     ", ".join(sorted(want))))
+            log(verbose, "nutcracker's stats name the servers as SERVERS "
+                "does")
 
-    with sock:
-        set_all(sock, distinct)
+        with sock:
+            set_all(sock, distinct)
+    finally:
+        listening.stop()
     t3 = time.monotonic()
     log(verbose, "%d keys set in %.2fs" % (len(distinct), t3 - t2))
     if proc.poll() is not None:
@@ -704,54 +652,24 @@ def routes(hash_name, distribution, servers, keys, unnamed, verbose):
         log(True, "warning: nutcracker truncated %d point name(s), as in: %s"
             % (len(cut), cut[0].decode(errors="replace").rstrip()))
 
-    # Where each key is: the LRU crawler's dump says where to look, a meta
-    # get on that server confirms it, and keys not confirmed are looked for
-    # on every server.  With every key confirmed somewhere and as many items
-    # on the servers as keys, no key is on two servers.
-    candidates = [[] for _ in slots]
-    total_items = 0
-    for i, (mc, addr) in enumerate(slots):
-        dumped, ended = dump_keys(addr)
-        if not ended:
-            log(True, "warning: the metadump of memcached at %s sent no END "
-                "(nothing for %.0f s after %d keys); its other keys are "
-                "looked for on every server"
-                % (hostport(addr), DUMP_STALL, len(dumped)))
-        for k in dict.fromkeys(dumped):
-            candidates[i].append(k)
-        stats = memcached_stats(addr)
-        if stats.get("evictions") != "0":
-            raise RoutesError("memcached of server %r evicted items"
-                              % servers[i][0])
-        total_items += int(stats["curr_items"])
+    # Every set was recorded before its STORED went back, and every key's
+    # STORED has come back: each key reached exactly one server, once, and
+    # nothing else reached them
+    if listening.errors:
+        raise RoutesError("%d command(s) other than a set reached the "
+                          "servers, as: %s" % (len(listening.errors),
+                                               listening.errors[0]))
     owner = {}
-    for i, (mc, addr) in enumerate(slots):
-        for k in holds(addr, candidates[i]):
-            if k in owner:
-                raise RoutesError("key %r is on both %r and %r"
-                                  % (k, servers[owner[k]][0], servers[i][0]))
-            owner[k] = i
-    unconfirmed = [k for k in distinct if k not in owner]
-    if unconfirmed:
-        log(verbose, "%d key(s) missing from the dumps; looking on every "
-            "server" % len(unconfirmed))
-        for i, (mc, addr) in enumerate(slots):
-            for k in holds(addr, unconfirmed):
-                if k in owner:
-                    raise RoutesError("key %r is on both %r and %r"
-                                      % (k, servers[owner[k]][0],
-                                         servers[i][0]))
-                owner[k] = i
-    t4 = time.monotonic()
-    log(verbose, "%d servers searched in %.2fs" % (len(slots), t4 - t3))
-
-    missing = [k for k in distinct if k not in owner]
-    if missing:
-        raise RoutesError("%d key(s) on no server, first %r"
-                          % (len(missing), missing[0]))
-    if total_items != len(distinct):
-        raise RoutesError("%d items on the servers for %d distinct keys"
-                          % (total_items, len(distinct)))
+    for k in distinct:
+        got = listening.received.get(k, [])
+        if len(got) != 1:
+            raise RoutesError("key %r reached %s" % (
+                k, "no server" if not got else "servers " + ", ".join(
+                    repr(servers[i][0]) for i in got)))
+        owner[k] = got[0]
+    if listening.sets != len(distinct):
+        raise RoutesError("%d sets reached the servers for %d distinct keys"
+                          % (listening.sets, len(distinct)))
     return [servers[owner[k]][0] for k in keys]
 
 
@@ -772,12 +690,10 @@ def main():
     ap.add_argument("keys", help="one key per line")
     args = ap.parse_args()
 
-    for tool in (NUTCRACKER, MEMCACHED):
-        if shutil.which(tool) is None:
-            print("twemproxy_routes: %s not found (Debian package %s)"
-                  % (tool, "nutcracker" if tool == NUTCRACKER else "memcached"),
-                  file=sys.stderr)
-            return 2
+    if shutil.which(NUTCRACKER) is None:
+        print("twemproxy_routes: %s not found (Debian package nutcracker)"
+              % NUTCRACKER, file=sys.stderr)
+        return 2
 
     atexit.register(CLEANUP.run)
     for sig in (signal.SIGTERM, signal.SIGHUP):

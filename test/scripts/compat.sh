@@ -20,7 +20,7 @@
 #                 memcached_generate_hash() (libmemcached_routes.c, built here)
 #   uhashring     python3-uhashring (Debian), HashRing(hash_fn='ketama')
 #   node          npm hashring 3.2.0 (npm ci in test/compat), HashRing({...})
-#   twemproxy     nutcracker in front of memcached (twemproxy_routes.py)
+#   twemproxy     nutcracker, its servers listened on by twemproxy_routes.py
 #   libketama     independent reference of the original libketama
 #                 (libketama_reference.py)
 #   java          reference of Java client rings (java_ring_reference.py)
@@ -94,7 +94,7 @@
 #                 server first in that order, whatever the list order.  A
 #                 server without a name is named (and hashed) "host" on
 #                 port 11211, "host:port" otherwise: the "unnamed"
-#                 configurations run memcacheds on 127.0.0.2:11211 and other
+#                 configurations listen on 127.0.0.2:11211 and other
 #                 addresses of 127/8, where port 11211 must be free.
 #   libketama     39 digests at 61, 122, 237 equal servers; first wins a tie.
 #   java          TreeMap.put(): the last put wins a tie.
@@ -406,7 +406,7 @@ write_list() {
 	dalli-tie) printf '%s\t1\n' 10.50.0.20:11211 10.50.0.77:11211 10.50.1.86:11211 ;;
 	dalli-tie-reversed) printf '%s\t1\n' 10.50.1.86:11211 10.50.0.77:11211 10.50.0.20:11211 ;;
 	spy-tie-reversed) printf '%s\t1\n' 10.50.2.6:11211 10.50.0.58:11211 10.50.0.202:11211 10.50.0.29:11211 ;;
-	# twemproxy --unnamed: each server's memcached listens on the address its
+	# twemproxy --unnamed: each server is listened on at the address its
 	# name gives (port 11211 when none), so lists that may run at once use
 	# distinct addresses
 	unnamed) printf '%s\t%s\n' 127.0.0.2 3 127.0.0.3 1 127.0.0.4 10 127.0.0.5 2 127.0.0.6 7 127.0.0.7 1 ;;
@@ -588,8 +588,6 @@ if want node; then
 fi
 if want twemproxy; then
 	command -v nutcracker >/dev/null || missing+=("twemproxy: nutcracker is not installed")
-	command -v memcached >/dev/null || [ -x /usr/bin/memcached ] ||
-		missing+=("twemproxy: memcached is not installed")
 fi
 if want spymemcached; then
 	if command -v javac >/dev/null && [ -f /usr/share/java/spymemcached.jar ]; then
@@ -916,12 +914,12 @@ report_done() {
 }
 # The configurations whose client alone takes most of a minute start first,
 # so that none of them is left running alone at the end: pymemcache scores
-# every server for every key in Python, and twemproxy starts a memcached a
-# server (the reports still come in configuration order)
+# every server for every key in Python (the reports still come in
+# configuration order)
 starts=()
 for ((i = 1; i <= n; i++)); do
 	nservers=$(wc -l <"$work/$i/servers.tsv")
-	if [ "$nservers" -ge 100 ] && [[ " pymemcache twemproxy " == *" ${c_client[i]} "* ]]; then
+	if [ "$nservers" -ge 100 ] && [ "${c_client[i]}" = pymemcache ]; then
 		starts+=("$i")
 	fi
 done
