@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The compatibility proof against the clients that are real servers:
-# twemproxy (nutcracker in front of memcacheds), nginx and HAProxy, each
+# twemproxy (nutcracker), nginx and HAProxy, each
 # routing every key of every configuration as chash does.  The same script
 # as test/scripts/compat.sh, which checks the client libraries: make test
 # runs the two side by side.
