@@ -152,9 +152,9 @@ chmod 755 "$logs"
 # Every suite, the slowest first (as measured on a 2-core machine: see
 # doc/development.md), so that the lanes end together; a suite not listed
 # here runs after these.  Alone: after the lanes, one at a time.
-order=(compat compat_servers move_online_hostile compat_cassandra move_online_faults migrate_mysql
-	REGRESS migrate_postgres compat_redis move_online release crash unit churn
-	compat_elasticsearch standby svg dump_restore ISOLATION encodings released_scripts)
+order=(compat compat_servers compat_cassandra move_online_faults move_online migrate_postgres
+	migrate_mysql REGRESS unit compat_redis move_online_hostile churn compat_elasticsearch
+	crash release standby dump_restore svg ISOLATION encodings released_scripts)
 alone=(package)
 
 all=(REGRESS ISOLATION)
