@@ -382,8 +382,19 @@ class Servers:
                             del outbuf[:c.send(outbuf)]
                         except (BlockingIOError, InterruptedError):
                             pass
+                        except OSError as e:
+                            # nutcracker went away before reading its
+                            # replies: the run fails on its side
+                            self.errors.append("server %d could not answer "
+                                               "(%s)" % (server, e))
+                            sel.unregister(c)
+                            c.close()
+                            conns.remove(conn)
+                            continue
                     sel.modify(c, selectors.EVENT_READ |
                                (selectors.EVENT_WRITE if outbuf else 0), conn)
+        except Exception as e:      # recorded: the run then fails
+            self.errors.append("the servers' thread failed: %r" % e)
         finally:
             for conn in conns:
                 conn[1].close()
