@@ -45,9 +45,10 @@ script_checks() {
 
 # "bounded LOG COMMAND...": COMMAND with its output in LOG, in a process
 # group of its own, stopped after CHASH_SUITE_TIMEOUT seconds (default
-# 1800: the slowest suite took 705 on a machine also building PostgreSQL).  A suite stopped so leaves in
-# its log what the lane's server was running, and the stack of each
-# backend that was busy, so that a hang says where it hung.
+# 1800: the slowest suite took 705 on a machine also building
+# PostgreSQL).  A suite stopped so leaves in its log what the lane's server
+# was running, and the stack of each backend that was busy, so that a hang
+# says where it hung.
 bounded() {
 	local log=$1 limit=${CHASH_SUITE_TIMEOUT:-1800} waited=0 pid b
 	shift
