@@ -25,7 +25,21 @@ EXTENSION = chash
 CHASH_VERSION := $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(dir $(lastword $(MAKEFILE_LIST)))chash.control)
 MODULE_big = chash
 OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
-DATA = $(wildcard sql/chash--*.sql)
+# SQL: the released versions' scripts are frozen in sql/ (sql/released.sha256
+# names each one and the commit it was frozen at); make writes the install
+# script of the version in development and its update from the previous
+# version from the sources in sql/src/, in this order (schema.sql and
+# catalog.sql only in the install script), and the hand-written part of the
+# update in sql/updates/ (see doc/development.md)
+CHASH_SQL_FIRST = sql/src/checks.sql
+CHASH_SQL_SOURCES = $(addprefix sql/src/,common.sql catalog_triggers.sql hashing.sql \
+	rings.sql routing.sql introspection.sql planning.sql reports.sql pictures.sql \
+	imports.sql migration.sql online_moves.sql views.sql grants.sql)
+CHASH_SQL_INSTALL = sql/src/schema.sql $(CHASH_SQL_FIRST) sql/src/catalog.sql $(CHASH_SQL_SOURCES)
+CHASH_SQL_PART := $(wildcard sql/updates/*--$(CHASH_VERSION).sql)
+CHASH_SQL_PREVIOUS := $(patsubst sql/updates/%--$(CHASH_VERSION).sql,%,$(CHASH_SQL_PART))
+DATA_built = sql/chash--$(CHASH_VERSION).sql sql/chash--$(CHASH_SQL_PREVIOUS)--$(CHASH_VERSION).sql
+DATA = $(filter-out $(DATA_built),$(wildcard sql/chash--*.sql))
 PG_CPPFLAGS = -I$(srcdir)/src -DCHASH_VERSION='"$(CHASH_VERSION)"'
 # ketama reproduces clients' single-precision arithmetic: no fused multiply-adds
 PG_CFLAGS = -ffp-contract=off
@@ -50,6 +64,14 @@ else
 all install installcheck:
 	@echo "PGXS not found: run 'make setup' first (or set PG_CONFIG)" >&2; exit 1
 endif
+
+sql/chash--$(CHASH_VERSION).sql: sql/build.sh $(CHASH_SQL_INSTALL)
+	sh sql/build.sh install $(CHASH_VERSION) $(CHASH_SQL_INSTALL) >$@.tmp
+	mv $@.tmp $@
+
+sql/chash--$(CHASH_SQL_PREVIOUS)--$(CHASH_VERSION).sql: sql/build.sh $(CHASH_SQL_FIRST) $(CHASH_SQL_PART) $(CHASH_SQL_SOURCES)
+	sh sql/build.sh update $(CHASH_SQL_PREVIOUS) $(CHASH_VERSION) $(CHASH_SQL_FIRST) $(CHASH_SQL_PART) $(CHASH_SQL_SOURCES) >$@.tmp
+	mv $@.tmp $@
 
 # every object depends on the shared header (PGXS tracks no header changes)
 $(OBJS): $(wildcard src/*.h)

@@ -169,8 +169,13 @@ installed=$(cd "$work/dest" && find . -type f \( -name 'chash.so' -o -path '*/ex
 expected=$( (
 	echo "${pkglibdir#/}/chash.so"
 	echo "${sharedir#/}/extension/chash.control"
-	# (sql/ holds the released scripts' checksums too, which are not installed)
+	# the released scripts, as committed (sql/ holds their checksums too,
+	# which are not installed), and the two that make writes from the
+	# sources: the install script of the version in development and the
+	# update to it
 	for f in $(git ls-tree --name-only HEAD sql/ | grep '^sql/chash--.*\.sql$'); do echo "${sharedir#/}/extension/${f#sql/}"; done
+	echo "${sharedir#/}/extension/chash--$control.sql"
+	for f in sql/updates/*--"$control".sql; do echo "${sharedir#/}/extension/chash--${f#sql/updates/}"; done
 ) | sort)
 same_list "files the tarball installs" "$installed" "$expected"
 

@@ -1,1306 +1,5 @@
-/* sql/chash--1.3--1.4.sql */
-
--- complain if script is sourced in psql, rather than via ALTER EXTENSION
-\echo Use "ALTER EXTENSION chash UPDATE TO '1.4'" to load this file. \quit
-
-/*
- * 1.4: routing as real systems do.  Profiles, the settings of one system
- * in one argument of chash_ring_create; hash tags; the key hash crc16 of
- * Redis Cluster; a ring filled from a Redis cluster's CLUSTER NODES; the
- * slots that move between two slot maps.
- */
-
--- The part of a key that is hashed: the bytes between the first
--- hash_tag[0] and the first hash_tag[1] after it, if there are any, else
--- the whole key (Redis Cluster's {...}, twemproxy's hash_tag)
-ALTER TABLE chash.ring_config ADD COLUMN hash_tag text;
-ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_hash_tag_check
-	CHECK (pg_catalog.octet_length(hash_tag) = 2 AND
-		   hash_tag OPERATOR(pg_catalog.~) '^[!-~][!-~]$'::text);
-
-CREATE FUNCTION chash.profile_is_known(profile text) RETURNS boolean
-	AS 'MODULE_PATHNAME', 'chash_profile_is_known'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION chash.profile_is_known(text) IS
-	'whether chash has a profile of that name';
-
--- The profile a ring was created with, for the record: its settings are
--- in the other columns
-ALTER TABLE chash.ring_config ADD COLUMN profile text;
-ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_profile_check
-	CHECK (chash.profile_is_known(profile));
-
-CREATE FUNCTION chash_profiles()
-	RETURNS TABLE(profile text, system text, settings text, may_set text[],
-				  nodes text, checked_against text)
-	AS 'MODULE_PATHNAME', 'chash_profiles'
-	LANGUAGE C STABLE PARALLEL SAFE ROWS 20;
-COMMENT ON FUNCTION chash_profiles() IS
-	'the profiles of chash_ring_create: the system each routes as, its settings as chash_ring_create''s arguments, those that may be given with it, how to name the nodes, and the software it was checked against';
-
--- Settings a profile does not decide are NULL by default, so that a
--- profile can tell them from those given
-DROP FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text);
-CREATE FUNCTION chash_ring_create(ring text,
-								  algorithm text DEFAULT NULL,
-								  hash text DEFAULT NULL,
-								  vnodes integer DEFAULT NULL,
-								  vnode_name text DEFAULT NULL,
-								  vnode_first integer DEFAULT NULL,
-								  key_hash text DEFAULT NULL,
-								  ketama_variant text DEFAULT NULL,
-								  ties text DEFAULT NULL,
-								  table_size integer DEFAULT NULL,
-								  lookup text DEFAULT NULL,
-								  hash_tag text DEFAULT NULL,
-								  profile text DEFAULT NULL)
-	RETURNS void
-	AS 'MODULE_PATHNAME', 'chash_ring_create'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text, text, text) IS
-	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli, elasticsearch or envoy_ring_hash; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
-
--- A ring filled from a system's own description of its cluster
--- The privilege an import needs, checked before its input is read: a role
--- that may not change the ring learns nothing of the input, and costs no
--- parse of it.  chash_ring_import and each helper it calls (which PUBLIC
--- may execute, as the helpers run with the caller's rights) check it.
-CREATE FUNCTION chash.check_import_privilege(ring text)
-	RETURNS void
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	IF ring IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring must not be null';
-	END IF;
-	IF NOT (has_table_privilege('chash.node_config', 'INSERT')
-			AND has_table_privilege('chash.node_config', 'UPDATE')
-			AND has_table_privilege('chash.node_config', 'DELETE')) THEN
-		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
-			MESSAGE = format('permission denied to change ring "%s"', chash.message_name(ring)),
-			DETAIL = 'An import needs INSERT, UPDATE and DELETE privileges on table chash.node_config.',
-			HINT = 'Rings are changed by the owner of the chash extension, or by roles it grants these privileges to.';
-	END IF;
-END
-$$;
-COMMENT ON FUNCTION chash.check_import_privilege(text) IS
-	'an error unless the current role may import into a ring (INSERT, UPDATE and DELETE on chash.node_config)';
-
--- The checks of an import of a Redis cluster's slots: a ring of 16384
--- slots that hashes keys as Redis does
-CREATE FUNCTION chash.check_redis_ring(ring text, format text)
-	RETURNS void
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	cfg record;
-BEGIN
-	IF ring IS NULL OR format IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring and format must not be null';
-	END IF;
-	SELECT c.algorithm, c.table_size, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO cfg
-	FROM chash.ring_config c WHERE c.ring = check_redis_ring.ring;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
-			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
-			HINT = 'Create it with chash_ring_create(ring, profile => ''redis_cluster'').';
-	END IF;
-	IF cfg.algorithm <> 'slots' OR coalesce(cfg.table_size, 16384) <> 16384 THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('ring "%s" is not a ring of 16384 slots', chash.message_name(ring)),
-			DETAIL = format('Format "%s" gives the slots of a Redis cluster; ring "%s" uses algorithm "%s"%s.',
-							format, chash.message_name(ring), cfg.algorithm,
-							CASE WHEN cfg.algorithm = 'slots' THEN format(' with %s slots', cfg.table_size) ELSE '' END),
-			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
-	END IF;
-
-	IF cfg.key_hash <> 'crc16' OR cfg.hash_tag IS DISTINCT FROM '{}' THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('ring "%s" does not hash keys as Redis Cluster does', chash.message_name(ring)),
-			DETAIL = format('Redis Cluster hashes keys with crc16 and the hash tag "{}"; ring "%s" with "%s" and %s.',
-							chash.message_name(ring), cfg.key_hash, coalesce('"' || cfg.hash_tag || '"', 'no hash tag')),
-			HINT = 'Create the ring with chash_ring_create(ring, profile => ''redis_cluster'').';
-	END IF;
-END
-$$;
-COMMENT ON FUNCTION chash.check_redis_ring(text, text) IS
-	'an error unless a ring can take the slots of a Redis cluster';
-
--- The masters of a Redis cluster, with their states and slot ranges, as a
--- ring's nodes: nodes that stay keep their weight, zone and target.  One
--- statement each: the ring is checked after each, whole.
-CREATE FUNCTION chash.replace_redis_masters(ring text, names text[], states text[],
-											slot_lists text[])
-	RETURNS integer
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	IF ring IS NULL OR names IS NULL OR states IS NULL OR slot_lists IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring, names, states and slot_lists must not be null';
-	END IF;
-	PERFORM chash.check_import_privilege(ring);
-	IF cardinality(states) <> cardinality(names) OR cardinality(slot_lists) <> cardinality(names) THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = 'names, states and slot_lists must have as many elements',
-			DETAIL = format('names has %s, states %s and slot_lists %s.',
-							cardinality(names), cardinality(states), cardinality(slot_lists));
-	END IF;
-	DELETE FROM chash.node_config n
-	WHERE n.ring = replace_redis_masters.ring
-	  AND NOT EXISTS (SELECT FROM unnest(names) AS m(node) WHERE m.node = n.node);
-	INSERT INTO chash.node_config AS n (ring, node, state, slots)
-	SELECT replace_redis_masters.ring, m.node, m.state, m.slots::int4range[]
-	FROM unnest(names, states, slot_lists) WITH ORDINALITY AS m(node, state, slots, k)
-	ORDER BY m.k
-	ON CONFLICT ON CONSTRAINT node_config_pkey
-	DO UPDATE SET state = excluded.state, slots = excluded.slots;
-	RETURN pg_catalog.cardinality(names);
-END
-$$;
-COMMENT ON FUNCTION chash.replace_redis_masters(text, text[], text[], text[]) IS
-	'make the masters of a Redis cluster, with their states and slots, a ring''s nodes';
-
-CREATE FUNCTION chash.import_redis_cluster_nodes(ring text, input text)
-	RETURNS integer
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	line record;
-	f text[];
-	flags text[];
-	name text;
-	entry text;
-	lo integer;
-	hi integer;
-	ranges text[];
-	names text[] := '{}';
-	states text[] := '{}';
-	slot_lists text[] := '{}';
-BEGIN
-	IF ring IS NULL OR input IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring and input must not be null';
-	END IF;
-	PERFORM chash.check_import_privilege(ring);
-	PERFORM chash.check_redis_ring(ring, 'redis_cluster_nodes');
-
-	-- one line a node: id address flags master ping-sent pong-recv
-	-- config-epoch link-state slot...; masters only
-	FOR line IN
-		SELECT l.text, l.n
-		FROM pg_catalog.regexp_split_to_table(input, E'\n') WITH ORDINALITY AS l(text, n)
-		WHERE pg_catalog.btrim(l.text, E' \t\r') <> ''
-	LOOP
-		f := pg_catalog.regexp_split_to_array(pg_catalog.btrim(line.text, E' \t\r'), E'[ \t]+');
-		IF pg_catalog.cardinality(f) < 8 THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
-				MESSAGE = format('line %s is not a line of CLUSTER NODES', line.n),
-				DETAIL = format('A line has the fields id, address, flags, master, ping-sent, pong-recv, config-epoch, link-state and its slots; line %s has %s fields.',
-								line.n, pg_catalog.cardinality(f));
-		END IF;
-		flags := pg_catalog.string_to_array(f[3], ',');
-		CONTINUE WHEN NOT 'master' = ANY (flags) OR 'handshake' = ANY (flags);
-		-- ip:port@cport, and ,hostname after it in later versions
-		name := pg_catalog.split_part(pg_catalog.split_part(f[2], '@', 1), ',', 1);
-		IF 'noaddr' = ANY (flags)
-		   OR (CASE WHEN name ~ '^.+:[0-9]{1,5}$' THEN substring(name FROM ':([0-9]+)$')::integer NOT BETWEEN 1 AND 65535
-					ELSE true END) THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('master %s on line %s has no valid address', chash.message_name(f[1]), line.n),
-				DETAIL = format('Its address is "%s"; an address is host:port, the port from 1 to 65535.', chash.message_name(f[2])),
-				HINT = 'A node that does not know its own address shows ":port"; take CLUSTER NODES from another node of the cluster.';
-		END IF;
-		-- the address is the node's name: one a client could connect to,
-		-- spelt one way only
-		IF name ~ ':0[0-9]*$' THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('master %s on line %s has no valid address', chash.message_name(f[1]), line.n),
-				DETAIL = format('Its address is "%s"; a port is written without leading zeros.', chash.message_name(f[2]));
-		ELSIF name ~ '[[:cntrl:]]' THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('master %s on line %s has no valid address', chash.message_name(f[1]), line.n),
-				DETAIL = 'Its address holds a control character.';
-		ELSIF pg_catalog.octet_length(name) > 1024 THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the address on line %s is too long for a node name', line.n),
-				DETAIL = format('It is %s bytes long; node names are at most 1024 bytes.', pg_catalog.octet_length(name));
-		END IF;
-		ranges := '{}';
-		FOR i IN 9 .. pg_catalog.cardinality(f) LOOP
-			entry := f[i];
-			-- [slot->-id] and [slot-<-id]: a slot on the move, still its owner's
-			CONTINUE WHEN entry LIKE '[%';
-			IF entry ~ '^[0-9]{1,5}$' THEN
-				lo := entry::integer;
-				hi := lo;
-			ELSIF entry ~ '^[0-9]{1,5}-[0-9]{1,5}$' THEN
-				lo := pg_catalog.split_part(entry, '-', 1)::integer;
-				hi := pg_catalog.split_part(entry, '-', 2)::integer;
-			ELSE
-				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
-					MESSAGE = format('"%s" on line %s is not a slot or a range of slots', chash.message_name(entry), line.n);
-			END IF;
-			IF lo > hi OR hi > 16383 THEN
-				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-					MESSAGE = format('slot range %s on line %s is not within 0-16383', entry, line.n);
-			END IF;
-			ranges := ranges || pg_catalog.int4range(lo, hi, '[]')::text;
-		END LOOP;
-		names := names || name;
-		-- a failed master's slots are nobody's: Redis refuses their keys
-		states := states || CASE WHEN 'fail' = ANY (flags) THEN 'down' ELSE 'active' END;
-		slot_lists := slot_lists || ranges::text;
-	END LOOP;
-	IF pg_catalog.cardinality(names) = 0 THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = 'the input names no master',
-			HINT = 'Give the whole output of CLUSTER NODES.';
-	END IF;
-
-	-- duplicates found in one pass, not one search of the names per line
-	SELECT d.n INTO name FROM unnest(names) AS d(n) GROUP BY d.n HAVING count(*) > 1 ORDER BY d.n LIMIT 1;
-	IF name IS NOT NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('master %s appears twice in the input', chash.message_name(name));
-	END IF;
-	RETURN chash.replace_redis_masters(ring, names, states, slot_lists);
-END
-$$;
-COMMENT ON FUNCTION chash.import_redis_cluster_nodes(text, text) IS
-	'chash_ring_import of format redis_cluster_nodes';
-
--- A RESP map as redis-cli --json shows it: an object (RESP3), or an array
--- of keys and values (RESP2, redis-cli -2 --json); NULL if neither
-CREATE FUNCTION chash.resp_map(v jsonb) RETURNS jsonb
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-SELECT CASE
-	WHEN jsonb_typeof(v) = 'object' THEN v
-	WHEN jsonb_typeof(v) = 'array' AND jsonb_array_length(v) % 2 = 0 AND
-		 NOT EXISTS (SELECT FROM jsonb_array_elements(v) WITH ORDINALITY e(x, i)
-					 WHERE i % 2 = 1 AND jsonb_typeof(x) <> 'string') AND
-		 -- a key given twice is no map: which value would count?
-		 (SELECT count(*) = count(DISTINCT x) FROM jsonb_array_elements(v) WITH ORDINALITY e(x, i)
-		  WHERE i % 2 = 1) THEN
-		coalesce((SELECT jsonb_object_agg(k.x #>> '{}', e.x)
-				  FROM jsonb_array_elements(v) WITH ORDINALITY k(x, i)
-				  JOIN jsonb_array_elements(v) WITH ORDINALITY e(x, j) ON j = i + 1
-				  WHERE i % 2 = 1), '{}'::jsonb)
-END
-$$;
-COMMENT ON FUNCTION chash.resp_map(jsonb) IS
-	'a RESP map shown by redis-cli --json (an object, or an array of keys and values), as an object';
-
-CREATE FUNCTION chash.import_redis_cluster_shards(ring text, input text)
-	RETURNS integer
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	doc jsonb;
-	dup record;
-	shard record;
-	node jsonb;
-	slots jsonb;
-	master jsonb;
-	port text;
-	name text;
-	ranges text[];
-	names text[] := '{}';
-	states text[] := '{}';
-	slot_lists text[] := '{}';
-BEGIN
-	IF ring IS NULL OR input IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring and input must not be null';
-	END IF;
-	PERFORM chash.check_import_privilege(ring);
-	PERFORM chash.check_redis_ring(ring, 'redis_cluster_shards');
-	BEGIN
-		doc := input::jsonb;
-	EXCEPTION WHEN invalid_text_representation OR untranslatable_character OR character_not_in_repertoire THEN
-		-- jsonb refuses \u0000 and escapes the database encoding lacks
-		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
-			MESSAGE = 'the input is not JSON',
-			DETAIL = format('PostgreSQL says: %s', SQLERRM),
-			HINT = 'Give the output of redis-cli --json CLUSTER SHARDS.';
-	END;
-	IF jsonb_typeof(doc) <> 'array' THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = 'the input is not a list of shards',
-			HINT = 'Give the output of redis-cli --json CLUSTER SHARDS.';
-	END IF;
-	-- jsonb keeps the last of a key given twice in an object: the text of
-	-- the input (json) still has both, in the shards and in their nodes
-	-- (the RESP2 form's arrays of keys and values: chash.resp_map)
-	FOR dup IN
-		WITH s AS (
-			SELECT e.x, e.i FROM json_array_elements(input::json) WITH ORDINALITY e(x, i)
-		), o AS (
-			SELECT s.i, 0::bigint AS j, s.x FROM s WHERE json_typeof(s.x) = 'object'
-			UNION ALL
-			SELECT s.i, n.j, n.x
-			FROM s, json_array_elements(
-					CASE WHEN json_typeof(s.x) = 'object' AND json_typeof(s.x -> 'nodes') = 'array' THEN s.x -> 'nodes'
-						 WHEN json_typeof(s.x) = 'array' THEN
-							 coalesce((SELECT v.x FROM json_array_elements(s.x) WITH ORDINALITY k(x, i)
-									   JOIN json_array_elements(s.x) WITH ORDINALITY v(x, j) ON v.j = k.i + 1
-									   WHERE k.i % 2 = 1 AND json_typeof(k.x) = 'string' AND k.x #>> '{}' = 'nodes'
-										 AND json_typeof(v.x) = 'array'
-									   ORDER BY k.i LIMIT 1), '[]')
-						 ELSE '[]' END) WITH ORDINALITY n(x, j)
-			WHERE json_typeof(n.x) = 'object'
-		)
-		SELECT o.i, o.j, k.key
-		FROM o, json_object_keys(o.x) k(key)
-		GROUP BY o.i, o.j, k.key HAVING count(*) > 1
-		ORDER BY o.i, o.j, k.key LIMIT 1
-	LOOP
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = CASE WHEN dup.j = 0 THEN format('shard %s of the input gives key "%s" twice', dup.i, chash.message_name(dup.key))
-						   ELSE format('node %s of shard %s of the input gives key "%s" twice', dup.j, dup.i, chash.message_name(dup.key)) END,
-			DETAIL = 'A key of CLUSTER SHARDS has one value.';
-	END LOOP;
-	-- one shard each: its slots (pairs of first and last) and its nodes;
-	-- its master owns them
-	FOR shard IN
-		SELECT chash.resp_map(e.x) AS m, e.i
-		FROM jsonb_array_elements(doc) WITH ORDINALITY e(x, i)
-	LOOP
-		slots := shard.m -> 'slots';
-		IF shard.m IS NULL OR jsonb_typeof(slots) IS DISTINCT FROM 'array' OR
-		   jsonb_typeof(shard.m -> 'nodes') IS DISTINCT FROM 'array' THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('shard %s of the input is not one of CLUSTER SHARDS', shard.i),
-				DETAIL = 'A shard has its "slots" and its "nodes", each key once.';
-		END IF;
-		master := NULL;
-		FOR node IN SELECT chash.resp_map(n.x) FROM jsonb_array_elements(shard.m -> 'nodes') n(x) LOOP
-			IF node IS NULL OR node ->> 'role' IS NULL THEN
-				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-					MESSAGE = format('a node of shard %s of the input is not one of CLUSTER SHARDS', shard.i),
-					DETAIL = 'A node has its "id", "ip", "port", "role" and "health", each key once.';
-			END IF;
-			CONTINUE WHEN node ->> 'role' <> 'master';
-			IF master IS NOT NULL THEN
-				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-					MESSAGE = format('shard %s of the input has two masters', shard.i);
-			END IF;
-			master := node;
-		END LOOP;
-		-- a shard of replicas alone, as while a failover goes on, owns nothing here
-		CONTINUE WHEN master IS NULL;
-		port := coalesce(master ->> 'port', master ->> 'tls-port');
-		name := (master ->> 'ip') || ':' || port;
-		IF jsonb_typeof(master -> 'ip') IS DISTINCT FROM 'string' OR coalesce(master ->> 'ip', '') IN ('', '?')
-		   OR (CASE WHEN coalesce(port, '') ~ '^[0-9]{1,5}$' THEN port::integer NOT BETWEEN 1 AND 65535 ELSE true END)
-		   OR pg_catalog.length(master ->> 'ip') > 1024 THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the master of shard %s of the input has no valid address', shard.i),
-				DETAIL = format('Its ip is %s and its port %s; an ip is a string, a port from 1 to 65535.', coalesce('"' || chash.message_name(master ->> 'ip') || '"', 'missing'),
-								coalesce(chash.message_name(port), 'missing'));
-		END IF;
-		-- the address is the node's name: one a client could connect to,
-		-- spelt one way only
-		IF port ~ '^0' THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the master of shard %s of the input has no valid address', shard.i),
-				DETAIL = format('Its port is %s; a port is written without leading zeros.', port);
-		ELSIF name ~ '[[:cntrl:]]' THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the master of shard %s of the input has no valid address', shard.i),
-				DETAIL = 'Its ip holds a control character.';
-		ELSIF pg_catalog.octet_length(name) > 1024 THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the address of the master of shard %s of the input is too long for a node name', shard.i),
-				DETAIL = format('It is %s bytes long; node names are at most 1024 bytes.', pg_catalog.octet_length(name));
-		END IF;
-		IF jsonb_array_length(slots) % 2 <> 0 OR EXISTS (
-			SELECT FROM jsonb_array_elements(slots) x
-			WHERE jsonb_typeof(x) <> 'number' OR x::text !~ '^[0-9]{1,5}$') THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the slots of shard %s of the input are not pairs of slot numbers', shard.i),
-				DETAIL = format('They are %s.', chash.message_name(slots::text));
-		END IF;
-		SELECT coalesce(array_agg(int4range(lo.x::text::integer, hi.x::text::integer, '[]')::text ORDER BY lo.i), '{}')
-		INTO ranges
-		FROM jsonb_array_elements(slots) WITH ORDINALITY lo(x, i)
-		JOIN jsonb_array_elements(slots) WITH ORDINALITY hi(x, j) ON j = lo.i + 1
-		WHERE lo.i % 2 = 1 AND lo.x::text::integer <= hi.x::text::integer AND hi.x::text::integer <= 16383;
-		IF pg_catalog.cardinality(ranges) * 2 <> jsonb_array_length(slots) THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the slots of shard %s of the input are not within 0-16383', shard.i),
-				DETAIL = format('They are %s.', chash.message_name(slots::text));
-		END IF;
-		names := names || name;
-		-- a failed master's slots are nobody's: Redis refuses their keys
-		states := states || CASE WHEN master ->> 'health' = 'fail' OR master ->> 'health' = 'failed'
-								 THEN 'down' ELSE 'active' END;
-		slot_lists := slot_lists || ranges::text;
-	END LOOP;
-	IF pg_catalog.cardinality(names) = 0 THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = 'the input names no master',
-			HINT = 'Give the whole output of redis-cli --json CLUSTER SHARDS.';
-	END IF;
-	-- duplicates found in one pass, not one search of the names per line
-	SELECT d.n INTO name FROM unnest(names) AS d(n) GROUP BY d.n HAVING count(*) > 1 ORDER BY d.n LIMIT 1;
-	IF name IS NOT NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('master %s appears twice in the input', chash.message_name(name));
-	END IF;
-	RETURN chash.replace_redis_masters(ring, names, states, slot_lists);
-END
-$$;
-COMMENT ON FUNCTION chash.import_redis_cluster_shards(text, text) IS
-	'chash_ring_import of format redis_cluster_shards';
-
-CREATE FUNCTION chash.import_nodetool_ring(ring text, input text, datacenter text)
-	RETURNS integer
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	cfg record;
-	bad record;
-	l_lines bigint[];
-	l_dcs text[];
-	l_addresses text[];
-	l_racks text[];
-	l_statuses text[];
-	l_states text[];
-	l_tokens text[];
-	all_dcs text[];
-	wanted_dc text;
-	names text[];
-	zones text[];
-	token_lists text[];
-BEGIN
-	IF ring IS NULL OR input IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring and input must not be null';
-	END IF;
-	PERFORM chash.check_import_privilege(ring);
-	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash INTO cfg
-	FROM chash.ring_config c WHERE c.ring = import_nodetool_ring.ring;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
-			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
-			HINT = 'Create it with chash_ring_create(ring, profile => ''cassandra'').';
-	END IF;
-	IF cfg.algorithm <> 'tokens' OR cfg.key_hash <> 'cassandra_murmur3' THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('ring "%s" does not place keys as Cassandra does', chash.message_name(ring)),
-			DETAIL = format('Format "nodetool_ring" gives the tokens of a Cassandra cluster, for algorithm "tokens" and key hash "cassandra_murmur3"; ring "%s" uses "%s" and "%s".',
-							chash.message_name(ring), cfg.algorithm, cfg.key_hash),
-			HINT = 'Create the ring with chash_ring_create(ring, profile => ''cassandra'').';
-	END IF;
-
-	-- Each line with its data centre, the name on the last "Datacenter:"
-	-- line before it.  A token line has the fields address, rack, status,
-	-- state, load (one field, or a number and its unit), owns and token;
-	-- the header, the lone token above each data centre's first line and
-	-- the notes around them are not token lines.  A line of that shape
-	-- whose last field looks like a number, or with a status or a state,
-	-- is a token line: its token is checked below, not taken for a note.
-	WITH l AS (
-		SELECT m.n, pg_catalog.btrim(m.s, E' \t\r') AS s
-		FROM pg_catalog.regexp_split_to_table(input, E'\n') WITH ORDINALITY AS m(s, n)
-	), d AS (
-		SELECT l.n, l.s,
-			   max(CASE WHEN l.s LIKE 'Datacenter:%' THEN l.n END) OVER (ORDER BY l.n) AS dc_line
-		FROM l
-	), t AS (
-		SELECT d.n, pg_catalog.btrim(pg_catalog.substr(h.s, 12), E' \t') AS dc,
-			   pg_catalog.regexp_split_to_array(d.s, E'[ \t]+') AS f
-		FROM d LEFT JOIN l h ON h.n = d.dc_line
-		WHERE d.s NOT LIKE 'Datacenter:%'
-	)
-	SELECT array_agg(t.n ORDER BY t.n), array_agg(t.dc ORDER BY t.n),
-		   array_agg(t.f[1] ORDER BY t.n), array_agg(t.f[2] ORDER BY t.n),
-		   array_agg(t.f[3] ORDER BY t.n), array_agg(t.f[4] ORDER BY t.n),
-		   array_agg(t.f[pg_catalog.cardinality(t.f)] ORDER BY t.n)
-	INTO l_lines, l_dcs, l_addresses, l_racks, l_statuses, l_states, l_tokens
-	FROM t
-	WHERE pg_catalog.cardinality(t.f) IN (7, 8) AND t.f[1] <> 'Address'
-	  AND (t.f[pg_catalog.cardinality(t.f)] ~ '^[-+]?[0-9.]'
-		   OR t.f[3] IN ('Up', 'Down', '?')
-		   OR t.f[4] IN ('Normal', 'Leaving', 'Joining', 'Moving'));
-	IF l_lines IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = 'the input lists no token',
-			HINT = 'Give the whole output of nodetool ring.';
-	END IF;
-
-	SELECT array_agg(DISTINCT coalesce(x.dc, '') ORDER BY coalesce(x.dc, '')) INTO all_dcs
-	FROM unnest(l_dcs) AS x(dc);
-	IF datacenter IS NULL AND pg_catalog.cardinality(all_dcs) > 1 THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = 'the input lists several data centres',
-			DETAIL = format('It lists %s.', (SELECT string_agg(format('"%s"', chash.message_name(x)), ', ') FROM unnest(all_dcs) x)),
-			HINT = 'Give the data centre whose nodes the ring holds: chash_ring_import(ring, ''nodetool_ring'', input, datacenter => ...).';
-	END IF;
-	wanted_dc := coalesce(datacenter, all_dcs[1]);
-	IF NOT wanted_dc = ANY (all_dcs) THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('the input lists no data centre "%s"', chash.message_name(wanted_dc)),
-			DETAIL = format('It lists %s.', (SELECT string_agg(format('"%s"', chash.message_name(x)), ', ') FROM unnest(all_dcs) x));
-	END IF;
-
-	-- the data centre's lines, each checked
-	FOR bad IN
-		SELECT x.*
-		FROM unnest(l_lines, l_dcs, l_addresses, l_racks, l_statuses, l_states, l_tokens) AS x(n, dc, address, rack, status, state, token)
-		WHERE coalesce(x.dc, '') = wanted_dc
-		  AND (CASE WHEN x.token !~ '^-?[0-9]+$' OR pg_catalog.length(x.token) > 20 THEN true
-					ELSE x.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 END
-			   OR x.status NOT IN ('Up', 'Down', '?')
-			   OR x.state NOT IN ('Normal', 'Leaving', 'Joining', 'Moving')
-			   OR pg_catalog.octet_length(x.address) > 1024
-			   OR x.address ~ '[[:cntrl:]]'
-			   OR pg_catalog.octet_length(x.rack) > 1024
-			   OR x.rack ~ '[[:cntrl:]]')
-		ORDER BY x.n LIMIT 1
-	LOOP
-		-- (a token of more digits than numeric takes is no token either)
-		IF bad.token !~ '^-?[0-9]+$' THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
-				MESSAGE = format('token "%s" on line %s is not a Murmur3Partitioner token', chash.message_name(bad.token), bad.n),
-				DETAIL = 'A token is written in decimal digits, with a minus sign if negative, as nodetool ring shows it.';
-		ELSIF (CASE WHEN pg_catalog.length(bad.token) > 20 THEN true
-					ELSE bad.token::numeric NOT BETWEEN -9223372036854775808 AND 9223372036854775807 END) THEN
-			RAISE EXCEPTION USING ERRCODE = 'numeric_value_out_of_range',
-				MESSAGE = format('token %s on line %s is not a Murmur3Partitioner token', chash.message_name(bad.token), bad.n),
-				DETAIL = 'Tokens run from -9223372036854775808 to 9223372036854775807.';
-		ELSIF bad.status NOT IN ('Up', 'Down', '?') THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
-				MESSAGE = format('status "%s" on line %s is not one of nodetool ring', chash.message_name(bad.status), bad.n),
-				DETAIL = 'A node''s status is Up, Down or ?.';
-		ELSIF bad.state NOT IN ('Normal', 'Leaving', 'Joining', 'Moving') THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
-				MESSAGE = format('state "%s" on line %s is not one of nodetool ring', chash.message_name(bad.state), bad.n),
-				DETAIL = 'A node''s state is Normal, Leaving, Joining or Moving.';
-		ELSIF pg_catalog.octet_length(bad.address) > 1024 THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the address on line %s is too long for a node name', bad.n);
-		ELSIF bad.address ~ '[[:cntrl:]]' THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the address on line %s is not a valid node name', bad.n),
-				DETAIL = 'It holds a control character.';
-		ELSIF pg_catalog.octet_length(bad.rack) > 1024 THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the rack on line %s is too long for a zone', bad.n),
-				DETAIL = format('It is %s bytes long; zones are at most 1024 bytes.', pg_catalog.octet_length(bad.rack));
-		ELSE
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('the rack on line %s is not a valid zone', bad.n),
-				DETAIL = 'It holds a control character.';
-		END IF;
-	END LOOP;
-	FOR bad IN
-		SELECT x.token::bigint AS token, min(x.n) AS first, (array_agg(x.n ORDER BY x.n))[2] AS second
-		FROM unnest(l_lines, l_dcs, l_tokens) AS x(n, dc, token)
-		WHERE coalesce(x.dc, '') = wanted_dc
-		GROUP BY x.token::bigint HAVING count(*) > 1
-		ORDER BY 2 LIMIT 1
-	LOOP
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('token %s is listed twice', bad.token),
-			DETAIL = format('Lines %s and %s list it.', bad.first, bad.second);
-	END LOOP;
-	FOR bad IN
-		SELECT x.address, min(x.rack) AS rack1, max(x.rack) AS rack2
-		FROM unnest(l_lines, l_dcs, l_addresses, l_racks) AS x(n, dc, address, rack)
-		WHERE coalesce(x.dc, '') = wanted_dc
-		GROUP BY x.address HAVING count(DISTINCT x.rack) > 1
-		ORDER BY min(x.n) LIMIT 1
-	LOOP
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('node %s is listed in two racks', chash.message_name(bad.address)),
-			DETAIL = format('It is listed in racks "%s" and "%s".', chash.message_name(bad.rack1), chash.message_name(bad.rack2));
-	END LOOP;
-
-	-- Its nodes, in the order of their first token; a joining node owns
-	-- no range yet, and a node down owns its ranges still
-	SELECT array_agg(g.address ORDER BY g.first), array_agg(g.rack ORDER BY g.first),
-		   array_agg(g.tokens ORDER BY g.first)
-	INTO names, zones, token_lists
-	FROM (SELECT x.address, min(x.rack) AS rack, min(x.n) AS first,
-				 array_agg(x.token::bigint ORDER BY x.n)::text AS tokens
-		  FROM unnest(l_lines, l_dcs, l_addresses, l_racks, l_states, l_tokens) AS x(n, dc, address, rack, state, token)
-		  WHERE coalesce(x.dc, '') = wanted_dc AND x.state <> 'Joining'
-		  GROUP BY x.address) g;
-	IF names IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = CASE WHEN wanted_dc = '' THEN 'the input lists no node that owns a range'
-						   ELSE format('data centre "%s" has no node that owns a range', chash.message_name(wanted_dc)) END,
-			DETAIL = 'Every node listed is joining.';
-	END IF;
-
-	-- the cluster's nodes replace the ring's; nodes that stay keep their
-	-- weight and target.  One statement each: the ring is checked after
-	-- each, whole.
-	DELETE FROM chash.node_config n
-	WHERE n.ring = import_nodetool_ring.ring
-	  AND NOT EXISTS (SELECT FROM unnest(names) AS m(node) WHERE m.node = n.node);
-	INSERT INTO chash.node_config AS n (ring, node, state, zone, tokens)
-	SELECT import_nodetool_ring.ring, m.node, 'active', m.zone, m.tokens::bigint[]
-	FROM unnest(names, zones, token_lists) WITH ORDINALITY AS m(node, zone, tokens, k)
-	ORDER BY m.k
-	ON CONFLICT ON CONSTRAINT node_config_pkey
-	DO UPDATE SET state = excluded.state, zone = excluded.zone, tokens = excluded.tokens;
-	RETURN pg_catalog.cardinality(names);
-END
-$$;
-COMMENT ON FUNCTION chash.import_nodetool_ring(text, text, text) IS
-	'chash_ring_import of format nodetool_ring';
-
-CREATE FUNCTION chash_ring_import(ring text, format text, input text,
-								  datacenter text DEFAULT NULL)
-	RETURNS integer
-	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	IF ring IS NULL OR format IS NULL OR input IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring, format and input must not be null';
-	END IF;
-	-- the privilege first: a role that may not change the ring learns
-	-- nothing of the input, and costs no parse of it
-	PERFORM chash.check_import_privilege(ring);
-	IF format IN ('redis_cluster_nodes', 'redis_cluster_shards') THEN
-		IF datacenter IS NOT NULL THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = format('format "%s" takes no datacenter', format),
-				DETAIL = 'Only format "nodetool_ring" lists data centres.';
-		END IF;
-		IF format = 'redis_cluster_shards' THEN
-			RETURN chash.import_redis_cluster_shards(ring, input);
-		END IF;
-		RETURN chash.import_redis_cluster_nodes(ring, input);
-	ELSIF format = 'nodetool_ring' THEN
-		RETURN chash.import_nodetool_ring(ring, input, datacenter);
-	END IF;
-	RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-		MESSAGE = format('unknown import format "%s"', chash.message_name(format)),
-		HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES), "redis_cluster_shards" (of redis-cli --json CLUSTER SHARDS) and "nodetool_ring" (of nodetool ring).';
-END
-$$;
-COMMENT ON FUNCTION chash_ring_import(text, text, text, text) IS
-	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, or redis_cluster_shards, of redis-cli --json CLUSTER SHARDS, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; returns the number of nodes';
-
--- A node's tokens, slots, zone and target, checked as they are given (by
--- chash_node_add, chash_node_set, an import or plain DML): an error with
--- its SQLSTATE naming the argument and the node, where the table's
--- constraints would only name themselves.  Values stored before 1.4 and
--- left as they are stay.
-CREATE FUNCTION chash.check_node_values() RETURNS trigger
-	LANGUAGE plpgsql
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	what text;
-	bad record;
-BEGIN
-	IF NEW.tokens IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.tokens IS DISTINCT FROM OLD.tokens) THEN
-		what := CASE WHEN array_ndims(NEW.tokens) IS NULL THEN 'are an empty array'
-					 WHEN array_ndims(NEW.tokens) > 1 THEN format('are an array of %s dimensions', array_ndims(NEW.tokens))
-					 WHEN cardinality(NEW.tokens) > 16777216 THEN format('are %s tokens', cardinality(NEW.tokens))
-					 WHEN array_position(NEW.tokens, NULL) IS NOT NULL
-					 THEN format('hold NULL at position %s', array_position(NEW.tokens, NULL)) END;
-		IF what IS NOT NULL THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = 'tokens must be a one-dimensional array of 1 to 16777216 tokens, none of them NULL',
-				DETAIL = format('The tokens given to node "%s" of ring "%s" %s.',
-								chash.message_name(NEW.node), chash.message_name(NEW.ring), what);
-		END IF;
-	END IF;
-	IF NEW.slots IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.slots IS DISTINCT FROM OLD.slots) THEN
-		what := CASE WHEN array_ndims(NEW.slots) > 1 THEN format('are an array of %s dimensions', array_ndims(NEW.slots))
-					 WHEN cardinality(NEW.slots) > 16777216 THEN format('are %s ranges', cardinality(NEW.slots)) END;
-		IF what IS NULL THEN
-			SELECT u.r, u.i INTO bad
-			FROM unnest(NEW.slots) WITH ORDINALITY AS u(r, i)
-			WHERE u.r IS NULL OR isempty(u.r) OR lower_inf(u.r) OR upper_inf(u.r) OR lower(u.r) < 0
-			ORDER BY u.i LIMIT 1;
-			IF FOUND THEN
-				what := CASE WHEN bad.r IS NULL THEN format('hold NULL at position %s', bad.i)
-							 WHEN isempty(bad.r) THEN format('hold an empty range at position %s', bad.i)
-							 ELSE format('hold range %s at position %s', bad.r, bad.i) END;
-			END IF;
-		END IF;
-		IF what IS NOT NULL THEN
-			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-				MESSAGE = 'slots must be a one-dimensional array of bounded, non-empty slot ranges from slot 0 on',
-				DETAIL = format('The slots given to node "%s" of ring "%s" %s.',
-								chash.message_name(NEW.node), chash.message_name(NEW.ring), what);
-		END IF;
-	END IF;
-	IF octet_length(NEW.zone) > 1024 AND (TG_OP = 'INSERT' OR NEW.zone IS DISTINCT FROM OLD.zone) THEN
-		RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded',
-			MESSAGE = format('zone of node "%s" is too long', chash.message_name(NEW.node)),
-			DETAIL = format('The zone is %s bytes long; zones are at most 1024 bytes.', octet_length(NEW.zone));
-	END IF;
-	IF octet_length(NEW.target) > 1024 AND (TG_OP = 'INSERT' OR NEW.target IS DISTINCT FROM OLD.target) THEN
-		RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded',
-			MESSAGE = format('target of node "%s" is too long', chash.message_name(NEW.node)),
-			DETAIL = format('The target is %s bytes long; targets are at most 1024 bytes.', octet_length(NEW.target));
-	END IF;
-	RETURN NEW;
-END
-$$;
-COMMENT ON FUNCTION chash.check_node_values() IS
-	'trigger: a clear error for a node''s tokens, slots, zone or target that the catalog cannot take';
-REVOKE ALL ON FUNCTION chash.check_node_values() FROM PUBLIC;
-CREATE TRIGGER node_config_check_values
-	BEFORE INSERT OR UPDATE OF tokens, slots, zone, target ON chash.node_config
-	FOR EACH ROW EXECUTE FUNCTION chash.check_node_values();
-ALTER TABLE chash.node_config ENABLE ALWAYS TRIGGER node_config_check_values;
-
--- A dollar quote that ends where it should: a tag that the body does not
--- hold, nor ends with all but its last "$" of (a body ending in "$chash"
--- closed by "$chash$" would hold "$chash$" first).  SQL ends the quote at
--- the first tag after the opening one: that must be the closing one.
-CREATE OR REPLACE FUNCTION chash.dollar_quote(body text)
-	RETURNS text
-	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	tag text := '$chash$';
-	i integer := 0;
-BEGIN
-	WHILE strpos(body || tag, tag) <= length(body) LOOP
-		i := i + 1;
-		tag := '$chash' || i || '$';
-	END LOOP;
-	RETURN tag || body || tag;
-END
-$$;
-
--- Elasticsearch indices of routing_partition_size > 1
-CREATE FUNCTION chash_lookup_partitioned(ring text, routing text, id text,
-										 routing_partition_size integer)
-	RETURNS text
-	AS 'MODULE_PATHNAME', 'chash_lookup_partitioned'
-	LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION chash_lookup_partitioned(text, text, text, integer) IS
-	'the shard of a document (its routing and _id) of an Elasticsearch index of that routing_partition_size, on an elasticsearch ring';
-CREATE FUNCTION chash_lookup_partitioned(ring text, routing text,
-										 routing_partition_size integer)
-	RETURNS text[]
-	AS 'MODULE_PATHNAME', 'chash_lookup_partitioned_search'
-	LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION chash_lookup_partitioned(text, text, integer) IS
-	'the shards, in shard order, that a search with that routing visits in an Elasticsearch index of that routing_partition_size, on an elasticsearch ring';
-
--- A partition key as Cassandra's CQL serialises it
-CREATE FUNCTION chash_cql_key(VARIADIC components "any") RETURNS bytea
-	AS 'MODULE_PATHNAME', 'chash_cql_key'
-	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION chash_cql_key("any") IS
-	'a partition key as Cassandra''s CQL serialises it, the bytes hash cassandra_murmur3 takes: one value alone (text, varchar, bytea, smallint, integer, bigint, boolean, uuid), or two or more as a composite key';
-
--- The number of slots of a ring's table as the library builds it
-CREATE FUNCTION chash.table_size(ring text) RETURNS integer
-	AS 'MODULE_PATHNAME', 'chash_table_size_sql'
-	LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION chash.table_size(text) IS
-	'the number of slots of a slots, maglev or elasticsearch ring''s table as built, NULL for other rings';
-
--- The slots whose owner differs between two rings of slots of one size,
--- as ranges of one old and one new owner each (NULL: no owner)
-CREATE FUNCTION chash_moved_slots(from_ring text, to_ring text)
-	RETURNS TABLE(slots int4range, from_node text, to_node text)
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	a record;
-	b record;
-	size_a integer;
-	size_b integer;
-BEGIN
-	IF from_ring IS NULL OR to_ring IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'the rings of a plan must not be null';
-	END IF;
-	IF from_ring = to_ring THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = 'a plan compares two different rings',
-			DETAIL = format('Both rings are "%s".', chash.message_name(from_ring)),
-			HINT = 'Copy the ring with chash_ring_copy(), change the copy, and compare the two.';
-	END IF;
-	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO a
-	FROM chash.ring_config c WHERE c.ring = from_ring;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
-			MESSAGE = format('ring "%s" does not exist', chash.message_name(from_ring));
-	END IF;
-	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO b
-	FROM chash.ring_config c WHERE c.ring = to_ring;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
-			MESSAGE = format('ring "%s" does not exist', chash.message_name(to_ring));
-	END IF;
-	-- the tables as built: the library knows their sizes
-	size_a := chash.table_size(from_ring);
-	size_b := chash.table_size(to_ring);
-	-- elasticsearch's slot is floorMod of the signed hash, the others' the
-	-- unsigned position mod the size
-	IF size_a IS NULL OR size_b IS NULL OR size_a <> size_b OR
-	   a.key_hash <> b.key_hash OR a.hash_tag IS DISTINCT FROM b.hash_tag OR
-	   (a.algorithm = 'elasticsearch') <> (b.algorithm = 'elasticsearch') THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('rings "%s" and "%s" are not tables of slots that hash keys alike',
-							 chash.message_name(from_ring), chash.message_name(to_ring)),
-			DETAIL = format('Ring "%s" uses algorithm "%s" with %s slots, key hash "%s" and hash tag %s; ring "%s" "%s" with %s, "%s" and %s.',
-							chash.message_name(from_ring), a.algorithm, coalesce(size_a::text, 'no'), a.key_hash,
-							coalesce('"' || a.hash_tag || '"', 'none'),
-							chash.message_name(to_ring), b.algorithm, coalesce(size_b::text, 'no'), b.key_hash,
-							coalesce('"' || b.hash_tag || '"', 'none')),
-			HINT = 'Compare other rings key by key: chash_moved_keys().';
-	END IF;
-	-- each ring's owner of each slot, then the slots whose owner differs
-	RETURN QUERY
-	WITH fa AS (
-		SELECT generate_series(lower(x.slots), upper(x.slots) - 1) AS s, x.node
-		FROM @extschema@.chash_slot_ranges(from_ring) x
-	), fb AS (
-		SELECT generate_series(lower(x.slots), upper(x.slots) - 1) AS s, x.node
-		FROM @extschema@.chash_slot_ranges(to_ring) x
-	), moved AS (
-		SELECT t.s, fa.node AS from_node, fb.node AS to_node,
-			   t.s - row_number() OVER (PARTITION BY fa.node, fb.node ORDER BY t.s) AS run
-		FROM generate_series(0, size_a - 1) AS t(s)
-		LEFT JOIN fa ON fa.s = t.s
-		LEFT JOIN fb ON fb.s = t.s
-		WHERE fa.node IS DISTINCT FROM fb.node
-	)
-	SELECT int4range(min(m.s), max(m.s), '[]'), m.from_node, m.to_node
-	FROM moved m
-	GROUP BY m.run, m.from_node, m.to_node
-	ORDER BY min(m.s);
-END
-$$;
-COMMENT ON FUNCTION chash_moved_slots(text, text) IS
-	'the slots whose owner differs between two tables of slots of one size (slots and maglev rings, or two elasticsearch rings), as ranges with their old and new owner';
-
--- A ring's routing configuration, for plans to check that it is
--- unchanged: with its hash tag (concat_ws skips a NULL one, so untagged
--- rings keep their fingerprints)
-CREATE OR REPLACE FUNCTION chash.routing_fingerprint(ring text) RETURNS text
-	LANGUAGE sql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-SELECT md5(concat_ws(' ', r.algorithm, r.hash, coalesce(r.key_hash, r.hash), r.vnodes, r.vnode_name,
-					 r.vnode_first, r.ketama_variant, r.ties, r.table_size, r.lookup,
-					 (SELECT string_agg(concat_ws(' ', quote_literal(n.node), n.weight, n.vnodes, n.state,
-												  n.ordinal, quote_nullable(n.zone), n.tokens::text,
-												  n.slots::text), ',' ORDER BY n.node)
-					  FROM chash.node_config n WHERE n.ring = r.ring),
-					 r.hash_tag))
-FROM chash.ring_config r WHERE r.ring = routing_fingerprint.ring
-$$;
-
-/*
- * Keys are hashed by their text (bytea by its bytes), so a key type whose
- * text depends on session settings would be planned, moved and reported
- * differently per session: a timestamptz key under two TimeZones gave two
- * different sets of moved keys.  The settings a type's text depends on,
- * NULL if none: domains and arrays are judged by their base and element
- * types, and bytea only as itself (as text it follows bytea_output).
- */
-CREATE FUNCTION chash.key_text_settings(key_type regtype)
-	RETURNS text
-	LANGUAGE sql STABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-WITH RECURSIVE t(oid, depth) AS (
-	SELECT key_type::oid, 0
-	UNION ALL
-	SELECT CASE WHEN y.typtype = 'd' THEN y.typbasetype ELSE y.typelem END, t.depth + 1
-	FROM t JOIN pg_type y ON y.oid = t.oid
-	WHERE (y.typtype = 'd' OR (y.typcategory = 'A' AND y.typelem <> 0)) AND t.depth < 32
-)
-SELECT CASE
-	WHEN y.oid = 'bytea'::regtype THEN CASE WHEN key_type = 'bytea'::regtype THEN NULL ELSE 'bytea_output' END
-	WHEN y.typtype = 'e' OR y.typcategory = 'S'
-		 OR y.oid IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype, 'numeric'::regtype,
-					  'oid'::regtype, 'uuid'::regtype, 'boolean'::regtype, 'inet'::regtype, 'cidr'::regtype,
-					  'macaddr'::regtype, 'macaddr8'::regtype, 'json'::regtype, 'jsonb'::regtype,
-					  'bit'::regtype, 'bit varying'::regtype, '"char"'::regtype) THEN NULL
-	WHEN y.oid IN ('real'::regtype, 'double precision'::regtype) THEN 'extra_float_digits'
-	WHEN y.oid IN ('timestamp with time zone'::regtype, 'time with time zone'::regtype) THEN 'DateStyle and TimeZone'
-	WHEN y.oid IN ('date'::regtype, 'timestamp without time zone'::regtype, 'time without time zone'::regtype) THEN 'DateStyle'
-	WHEN y.oid = 'interval'::regtype THEN 'IntervalStyle'
-	WHEN y.oid = 'money'::regtype THEN 'lc_monetary'
-	ELSE 'whatever its output function reads'
-END
-FROM t JOIN pg_type y ON y.oid = t.oid
-ORDER BY t.depth DESC LIMIT 1
-$$;
-COMMENT ON FUNCTION chash.key_text_settings(regtype) IS
-	'the session settings the text of a key type depends on, NULL if none';
-
-CREATE OR REPLACE FUNCTION chash.key_column_type(relation regclass, key_column name)
-	RETURNS regtype
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	key_type regtype;
-	settings text;
-BEGIN
-	IF relation IS NULL OR key_column IS NULL THEN
-		RAISE EXCEPTION USING
-			ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'relation and key_column must not be null';
-	END IF;
-	SELECT a.atttypid::regtype INTO key_type
-	FROM pg_attribute a
-	WHERE a.attrelid = relation AND a.attname = key_column
-	  AND a.attnum > 0 AND NOT a.attisdropped;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION USING
-			ERRCODE = 'undefined_column',
-			MESSAGE = format('column "%s" of relation %s does not exist', key_column, relation);
-	END IF;
-	settings := chash.key_text_settings(key_type);
-	IF settings IS NOT NULL THEN
-		RAISE EXCEPTION USING
-			ERRCODE = 'feature_not_supported',
-			MESSAGE = format('key column "%s" of relation %s has type %s, whose text depends on settings',
-							 key_column, relation, key_type),
-			DETAIL = format('Keys are hashed by their text, and the text of type %s depends on %s: sessions with other settings would route its rows elsewhere.',
-							key_type, settings),
-			HINT = 'Key the rows by a column whose text no setting changes (an integer, numeric, text, uuid or bytea column), such as a generated column computed from this one.';
-	END IF;
-	RETURN key_type;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text, keys anyarray)
-	RETURNS TABLE(key anyelement, from_node text, to_node text)
-	LANGUAGE plpgsql STABLE PARALLEL SAFE ROWS 100
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	key_type regtype;
-	settings text;
-BEGIN
-	PERFORM chash.plan_kind(from_ring, to_ring);
-	IF keys IS NULL THEN
-		RAISE EXCEPTION USING
-			ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'keys must not be null';
-	END IF;
-	SELECT y.typelem::regtype INTO key_type FROM pg_type y WHERE y.oid = pg_typeof(keys);
-	settings := chash.key_text_settings(key_type);
-	IF settings IS NOT NULL THEN
-		RAISE EXCEPTION USING
-			ERRCODE = 'feature_not_supported',
-			MESSAGE = format('keys of type %s have a text that depends on settings', key_type),
-			DETAIL = format('Keys are hashed by their text, and the text of type %s depends on %s: sessions with other settings would route them elsewhere.',
-							key_type, settings),
-			HINT = 'Pass the keys as the text, integers or bytea the application routes by.';
-	END IF;
-	IF key_type = 'bytea'::regtype THEN
-		RETURN QUERY
-			SELECT s.k, s.f, s.t
-			FROM (SELECT u.k, @extschema@.chash_lookup(from_ring, u.k::bytea) AS f,
-						 @extschema@.chash_lookup(to_ring, u.k::bytea) AS t
-				  FROM unnest(keys) AS u(k) OFFSET 0) s
-			WHERE s.f <> s.t;
-	ELSE
-		RETURN QUERY
-			SELECT s.k, s.f, s.t
-			FROM (SELECT u.k, @extschema@.chash_lookup(from_ring, u.k::text) AS f,
-						 @extschema@.chash_lookup(to_ring, u.k::text) AS t
-				  FROM unnest(keys) AS u(k) OFFSET 0) s
-			WHERE s.f <> s.t;
-	END IF;
-END
-$$;
-
--- Helpers any role may call refuse NULLs, or give none, rather than
--- guess: a NULL dialect was MySQL's, a NULL key type a text key's
-CREATE OR REPLACE FUNCTION chash.migration_target(ring text, node text, relname name, dialect text)
-	RETURNS text
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	target text;
-	parts text[];
-BEGIN
-	IF ring IS NULL OR node IS NULL OR relname IS NULL OR dialect IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring, node, relname and dialect must not be null';
-	END IF;
-	IF dialect NOT IN ('postgresql', 'mysql') THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('unknown dialect "%s"', chash.message_name(dialect)),
-			HINT = 'Valid dialects are "postgresql" and "mysql".';
-	END IF;
-	SELECT n.target INTO target FROM chash.node_config n
-	WHERE n.ring = migration_target.ring AND n.node = migration_target.node;
-	IF target IS NULL THEN
-		RAISE EXCEPTION USING
-			ERRCODE = 'object_not_in_prerequisite_state',
-			MESSAGE = format('node "%s" of ring "%s" has no target', chash.message_name(node), chash.message_name(ring)),
-			HINT = 'Say where its rows live with chash_node_set(ring, node, target => ...).';
-	END IF;
-	IF dialect = 'postgresql' THEN
-		-- a schema, or a schema-qualified table, as SQL names them
-		parts := parse_ident(target);
-		IF cardinality(parts) = 1 THEN
-			RETURN format('%I.%I', parts[1], relname);
-		ELSIF cardinality(parts) = 2 THEN
-			RETURN format('%I.%I', parts[1], parts[2]);
-		END IF;
-	ELSE
-		-- MySQL: a database, or database.table
-		parts := string_to_array(target, '.');
-		IF cardinality(parts) = 1 THEN
-			parts := parts || relname::text;
-		END IF;
-		IF cardinality(parts) = 2 AND parts[1] <> '' AND parts[2] <> '' THEN
-			RETURN format('`%s`.`%s`', replace(parts[1], '`', '``'), replace(parts[2], '`', '``'));
-		END IF;
-	END IF;
-	RAISE EXCEPTION USING
-		ERRCODE = 'invalid_parameter_value',
-		MESSAGE = format('target "%s" of node "%s" of ring "%s" is not a table',
-						 chash.message_name(target), chash.message_name(node), chash.message_name(ring)),
-		HINT = CASE dialect WHEN 'postgresql' THEN 'A PostgreSQL target is a schema or a schema-qualified table.'
-			   ELSE 'A MySQL target is a database or database.table.' END;
-END
-$$;
--- (not STRICT: a strict call with a NULL constant would not evaluate
--- chash.key_column_type, which names the NULL argument)
-CREATE OR REPLACE FUNCTION chash.key_expr(key_column name, key_type regtype)
-	RETURNS text
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-SELECT CASE WHEN key_type IS NULL THEN NULL
-			WHEN key_type = 'bytea'::regtype THEN quote_ident(key_column)
-			ELSE quote_ident(key_column) || '::text' END
-$$;
-
--- MySQL cannot compute a tagged key's hash the way chash does it:
--- the plans of tagged rings list their keys
-CREATE OR REPLACE FUNCTION chash.mysql_node_rows(ring text, node text, key_mysql text) RETURNS text
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	r record;
-	hashed text;
-	slot text;
-BEGIN
-	IF ring IS NULL OR key_mysql IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring and key_mysql must not be null';
-	END IF;
-	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.table_size, c.hash_tag INTO r
-	FROM chash.ring_config c WHERE c.ring = mysql_node_rows.ring;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
-			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring));
-	END IF;
-	IF r.hash_tag IS NOT NULL THEN
-		RETURN NULL;
-	END IF;
-	IF r.algorithm = 'modulo' AND r.key_hash = 'identity' THEN
-		IF node IS NULL THEN
-			RETURN format('MOD(%s, %s)', key_mysql, (SELECT count(*) FROM chash.placement_members(ring)));
-		END IF;
-		RETURN format('MOD(%s, %s) = %s', key_mysql,
-					  (SELECT count(*) FROM chash.placement_members(ring)),
-					  (SELECT m.member FROM chash.placement_members(ring) m WHERE m.node = mysql_node_rows.node));
-	END IF;
-	IF r.algorithm = 'slots' AND r.key_hash IN ('identity', 'crc32', 'md5') THEN
-		slot := format('MOD(%s, %s)', CASE r.key_hash WHEN 'identity' THEN key_mysql
-									  ELSE chash.mysql_key_hash(r.key_hash, key_mysql) END,
-					   coalesce(r.table_size, 16384));
-		IF node IS NULL THEN
-			RETURN slot;
-		END IF;
-		-- INTERVAL() finds the slot among the ascending bounds of the
-		-- node's slot ranges: an odd place is inside one
-		RETURN coalesce(format('INTERVAL(%s, %s) %% 2 = 1', slot,
-							   (SELECT string_agg(lower(x.slots) || ', ' || upper(x.slots), ', '
-												  ORDER BY lower(x.slots))
-								FROM @extschema@.chash_slot_ranges(ring) x
-								WHERE x.node = mysql_node_rows.node)), 'FALSE');
-	END IF;
-	IF r.algorithm NOT IN ('ring', 'ketama') OR r.key_hash NOT IN ('crc32', 'md5') THEN
-		RETURN NULL;
-	END IF;
-	hashed := chash.mysql_key_hash(r.key_hash, key_mysql);
-	IF node IS NULL THEN
-		RETURN hashed;
-	END IF;
-	-- INTERVAL() finds the hash among the ascending bounds lo, hi + 1 of the
-	-- node's ranges: an odd place is inside one
-	RETURN format('INTERVAL(%s, %s) %% 2 = 1', hashed,
-				  (SELECT string_agg(x.lo || ', ' || (x.hi + 1), ', ' ORDER BY x.lo)
-				   FROM chash.ring_node_ranges(ring) x WHERE x.node = mysql_node_rows.node));
-END
-$$;
-COMMENT ON FUNCTION chash.mysql_node_rows(text, text, text) IS
-	'the MySQL condition choosing the rows of a ring''s node (modulo on identity, crc32 and md5 rings, slots on identity, crc32 or md5; no tagged ring), NULL if MySQL cannot compute the ring';
-
--- The pictures draw computed placements: tables by their slots, modulo
--- and jump by their members
-COMMENT ON FUNCTION chash.ring_arcs(text) IS
-	'the ring as arcs of one owner each, in fractions of the hash space from position 0 clockwise; of a table (slots, maglev, elasticsearch), in fractions of its slots; of modulo and jump, an equal arc a member in member order; none for rendezvous';
-
--- The cache's figures for this backend, with the memory its rings hold,
--- the rings freed to fit chash.cache_memory, and what routing calls keep
--- between calls
-DROP FUNCTION chash.cache_stats();
-CREATE FUNCTION chash.cache_stats()
-	RETURNS TABLE(rings integer, cached integer, builds bigint,
-				  version_reads bigint, config_reads bigint,
-				  full_checks bigint, delta_checks bigint,
-				  memory bigint, evictions bigint, call_memory bigint)
-	AS 'MODULE_PATHNAME', 'chash_cache_stats_sql'
-	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
-COMMENT ON FUNCTION chash.cache_stats() IS
-	'this backend''s ring cache and ring changes: ring names with a ring cached, rings cached (all versions), rings built, versions read, configurations read, changed rings checked by counting them whole and from the changed rows, since the backend started; bytes the cached rings hold now, rings freed to fit chash.cache_memory, and bytes the routing calls of running statements keep between calls (chash_lookup''s node names, at most two rings'' a call site)';
-
-/*
- * The view of rings shows hash_tag and profile.  Dropped and made again,
- * as its columns change; then read as the caller as in 1.3
- * (security_invoker from 15 on, a function of the same query on 14).
- */
-DROP VIEW chash.rings;
-DROP FUNCTION IF EXISTS chash.rings_as_caller();
-CREATE VIEW chash.rings AS
-	SELECT r.ring, r.algorithm, r.hash, coalesce(r.key_hash, r.hash) AS key_hash,
-		   r.vnodes, r.vnode_name, r.vnode_first,
-		   pg_catalog.count(n.node)::integer AS nodes,
-		   (pg_catalog.count(n.node) FILTER (WHERE n.state = 'active'::text))::integer AS active_nodes,
-		   CASE WHEN pg_catalog.count(n.node) OPERATOR(pg_catalog.=) pg_catalog.count(n.points)
-				THEN coalesce(pg_catalog.sum(n.points), 0)::bigint END AS points,
-		   r.ketama_variant, r.ties, r.version,
-		   chash.ring_problem(r.ring) AS problem,
-		   r.table_size, r.lookup, r.hash_tag, r.profile
-	FROM chash.ring_config r
-	LEFT JOIN chash.nodes n ON n.ring = r.ring
-	GROUP BY r.ring;
-COMMENT ON VIEW chash.rings IS
-	'one row a ring: its settings, number of nodes (all and active) and of points, its version, why it cannot be built if it cannot, table size, lookup rule, hash tag and the profile it was created with';
-GRANT SELECT ON chash.rings TO PUBLIC;
-
-DO $$
-DECLARE
-	path text := pg_catalog.current_setting('search_path');
-	columns text;
-	body text;
-BEGIN
-	IF pg_catalog.current_setting('server_version_num')::integer >= 150000 THEN
-		ALTER VIEW chash.rings SET (security_invoker = true);
-		RETURN;
-	END IF;
-	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-	SELECT pg_catalog.string_agg(pg_catalog.format('%I %s', a.attname,
-							   pg_catalog.format_type(a.atttypid, a.atttypmod)),
-							   ', ' ORDER BY a.attnum)
-	INTO columns
-	FROM pg_catalog.pg_attribute a
-	WHERE a.attrelid = 'chash.rings'::regclass AND a.attnum > 0;
-	body := pg_catalog.pg_get_viewdef('chash.rings'::regclass);
-	EXECUTE pg_catalog.format(
-		'CREATE FUNCTION chash.rings_as_caller() RETURNS TABLE(%s) LANGUAGE sql STABLE '
-		'SET search_path = pg_catalog, pg_temp AS %L', columns, body);
-	COMMENT ON FUNCTION chash.rings_as_caller() IS
-		'the rows of the view chash.rings as the caller may read them (PostgreSQL 14)';
-	CREATE OR REPLACE VIEW chash.rings AS SELECT * FROM chash.rings_as_caller();
-	PERFORM pg_catalog.set_config('search_path', path, true);
-END
-$$;
-
-/*
- * Online moves (chash_move_online): the moving rows of a ring change
- * stream from each source shard to its destinations by logical
- * replication while writes go on.  A trigger on each source records the
- * keys of the moving rows that change; the copies are compared with their
- * sources, then the keys changed since, until little is left.  At cutover
- * the same trigger refuses writes to the moving keys (40001, so clients
- * retry) for at most max_write_block, the last changed keys are compared,
- * and the ring switches.  Commands reach the shards through dblink, over
- * the postgres_fdw servers and user mappings the node targets name, each
- * bounded and cancelled with the move.  Every step looks at the shards
- * before it acts, so the same CALL resumes a move that stopped, and
- * chash_move_abort removes one that is not wanted.
- */
-CREATE TABLE chash.online_moves (
-	move_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	token text NOT NULL UNIQUE,			-- names the move's objects on the shards
-	from_ring text NOT NULL,
-	to_ring text NOT NULL,
-	relation regclass NOT NULL,
-	key_column name NOT NULL,
-	from_fingerprint text NOT NULL,
-	to_fingerprint text NOT NULL,
-	step text NOT NULL DEFAULT 'planned'
-		CHECK (step IN ('planned', 'switched', 'done')),
-	started timestamptz NOT NULL DEFAULT pg_catalog.now(),
-	switched timestamptz,
-	finished timestamptz,
-	fenced_since timestamptz,			-- fences may be up since then
-	write_block interval,				-- fences up until the switch's commit
-	write_block_total interval,			-- every time fences were up, the last included
-	-- the session running the move's CALL, while it runs
-	runner_pid integer,
-	runner_backend_start timestamptz,
-	runner_call_start timestamptz
-);
--- one move of a ring, and of a relation, until it is done or aborted
-CREATE UNIQUE INDEX online_moves_ring_key ON chash.online_moves (from_ring) WHERE step <> 'done';
-CREATE UNIQUE INDEX online_moves_relation_key ON chash.online_moves (relation) WHERE step <> 'done';
-COMMENT ON TABLE chash.online_moves IS
-	'the online moves of chash_move_online: rings, relation, step reached, the write blocks measured at cutover and the session running the move';
-CREATE TABLE chash.online_move_pairs (
-	move_id bigint NOT NULL REFERENCES chash.online_moves ON DELETE CASCADE,
-	pair integer NOT NULL,
-	from_node text NOT NULL,
-	to_node text NOT NULL,
-	ranges int8multirange NOT NULL,		-- the positions that move from from_node to to_node
-	rows_moved bigint,
-	PRIMARY KEY (move_id, pair)
-);
-CREATE TABLE chash.online_move_nodes (
-	move_id bigint NOT NULL REFERENCES chash.online_moves ON DELETE CASCADE,
-	node text NOT NULL,
-	ordinal integer NOT NULL,			-- names the node's objects on the shards
-	server name NOT NULL,				-- its postgres_fdw server on the coordinator
-	remote_schema name NOT NULL,		-- its table on that server
-	remote_name name NOT NULL,
-	conninfo text NOT NULL,				-- how its destinations' subscriptions reach it
-	PRIMARY KEY (move_id, node)
-);
-COMMENT ON TABLE chash.online_move_nodes IS
-	'for each online move, the shard of each node taking part, as the rings named it when the move began';
-COMMENT ON TABLE chash.online_move_pairs IS
-	'for each online move, the pairs of nodes that exchange keys and the positions each pair moves';
-REVOKE ALL ON chash.online_moves, chash.online_move_pairs, chash.online_move_nodes FROM PUBLIC;
-
 -- dblink, wherever it is installed, or an error
-CREATE FUNCTION chash.move_dblink() RETURNS text
+CREATE OR REPLACE FUNCTION chash.move_dblink() RETURNS text
 	LANGUAGE plpgsql STABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1327,7 +26,7 @@ $$;
  * for the caller (the caller's own, else PUBLIC's), which a subscription
  * on another shard uses to reach it.
  */
-CREATE FUNCTION chash.move_shard(ring text, node text, relation regclass,
+CREATE OR REPLACE FUNCTION chash.move_shard(ring text, node text, relation regclass,
 								 OUT server name, OUT remote_schema name,
 								 OUT remote_name name, OUT conninfo text)
 	LANGUAGE plpgsql STABLE
@@ -1396,7 +95,7 @@ $$;
  * cannot be interrupted before PostgreSQL 17.  Commands are written to
  * end with one row, or with a command's status.
  */
-CREATE FUNCTION chash.move_remote(conn text, command text) RETURNS text
+CREATE OR REPLACE FUNCTION chash.move_remote(conn text, command text) RETURNS text
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1452,7 +151,7 @@ $$;
  * every statement and on a coordinator that is gone.  Returns the shard's
  * server_version_num.
  */
-CREATE FUNCTION chash.move_connect(conn text, server name, statement_timeout interval) RETURNS integer
+CREATE OR REPLACE FUNCTION chash.move_connect(conn text, server name, statement_timeout interval) RETURNS integer
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1480,7 +179,7 @@ END
 $$;
 
 -- Every connection this session opened for a move, closed
-CREATE FUNCTION chash.move_disconnect() RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_disconnect() RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1501,7 +200,7 @@ $$;
  * that a long transaction on the shard never makes the writers queue
  * behind the move for longer than one try.
  */
-CREATE FUNCTION chash.move_ddl(conn text, command text, node text, deadline timestamptz) RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_ddl(conn text, command text, node text, deadline timestamptz) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1535,7 +234,7 @@ $$;
 
 -- How a shard's triggers and queries hash a row's key: as chash_lookup
 -- does (bytea as its bytes, every other type as its text)
-CREATE FUNCTION chash.move_key(alias text, key_column name, key_type regtype) RETURNS text
+CREATE OR REPLACE FUNCTION chash.move_key(alias text, key_column name, key_type regtype) RETURNS text
 	LANGUAGE sql IMMUTABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1544,7 +243,7 @@ SELECT format('%s.%I', alias, key_column) ||
 $$;
 
 -- The condition "this key moves" on a shard
-CREATE FUNCTION chash.move_moving(ext text, key_hash text, key_expr text, ranges int8multirange) RETURNS text
+CREATE OR REPLACE FUNCTION chash.move_moving(ext text, key_hash text, key_expr text, ranges int8multirange) RETURNS text
 	LANGUAGE sql IMMUTABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1553,7 +252,7 @@ SELECT format('%s.chash_hash(%L::pg_catalog.text, %s) OPERATOR(pg_catalog.<@) %L
 $$;
 
 -- The positions a node gives (as_source) or gets in a move
-CREATE FUNCTION chash.move_node_ranges(move_id bigint, node text, as_source boolean) RETURNS int8multirange
+CREATE OR REPLACE FUNCTION chash.move_node_ranges(move_id bigint, node text, as_source boolean) RETURNS int8multirange
 	LANGUAGE sql STABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1564,16 +263,10 @@ WHERE p.move_id = move_node_ranges.move_id
 $$;
 
 -- The name of one of a move's objects on the shards
-CREATE FUNCTION chash.move_object(token text, suffix text) RETURNS text
+CREATE OR REPLACE FUNCTION chash.move_object(token text, suffix text) RETURNS text
 	LANGUAGE sql IMMUTABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$ SELECT 'chash_move_' || token || suffix $$;
-
-REVOKE ALL ON FUNCTION chash.move_dblink(), chash.move_shard(text, text, regclass),
-	chash.move_remote(text, text), chash.move_connect(text, name, interval),
-	chash.move_disconnect(), chash.move_ddl(text, text, text, timestamptz),
-	chash.move_key(text, name, regtype), chash.move_moving(text, text, text, int8multirange),
-	chash.move_node_ranges(bigint, text, boolean), chash.move_object(text, text) FROM PUBLIC;
 
 /*
  * What a move needs of a node's shard, checked before anything is made
@@ -1582,7 +275,7 @@ REVOKE ALL ON FUNCTION chash.move_dblink(), chash.move_shard(text, text, regclas
  * column's type there and the table's owner (all quoted here, not there),
  * and the server's version.
  */
-CREATE FUNCTION chash.move_check_shard(conn text, version integer, node text,
+CREATE OR REPLACE FUNCTION chash.move_check_shard(conn text, version integer, node text,
 									   remote_schema name, remote_name name,
 									   key_column name, columns text[], key_hash text,
 									   token text, is_source boolean, is_destination boolean,
@@ -1769,15 +462,13 @@ BEGIN
 							  'owner', quote_ident(f->>'owner'), 'version', version, 'missing', false);
 END
 $$;
-REVOKE ALL ON FUNCTION chash.move_check_shard(text, integer, text, name, name, name, text[], text, text,
-											 boolean, boolean, integer, integer, boolean, boolean, boolean) FROM PUBLIC;
 
 /*
  * The shards of a move, reached and checked: for each node, its
  * connection, where its table is (quoted), and what move_check_shard
  * found.  Every node is checked before anything is made on any.
  */
-CREATE FUNCTION chash.move_reach(mv chash.online_moves, fresh boolean, wait_timeout interval,
+CREATE OR REPLACE FUNCTION chash.move_reach(mv chash.online_moves, fresh boolean, wait_timeout interval,
 								 trust_table_owners boolean, strict boolean DEFAULT true)
 	RETURNS jsonb
 	LANGUAGE plpgsql VOLATILE
@@ -1818,7 +509,7 @@ END
 $$;
 
 -- A shard's name of one of a move's objects there, schema-qualified
-CREATE FUNCTION chash.move_obj(shard jsonb, token text, suffix text) RETURNS text
+CREATE OR REPLACE FUNCTION chash.move_obj(shard jsonb, token text, suffix text) RETURNS text
 	LANGUAGE sql IMMUTABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$ SELECT (shard->>'schema') || '.' || quote_ident(chash.move_object(token, suffix)) $$;
@@ -1831,7 +522,7 @@ CREATE FUNCTION chash.move_obj(shard jsonb, token text, suffix text) RETURNS tex
  * that time in microseconds since 1970 by the shard's clock, recorded
  * after.  Only the move's role may set it; anyone may read it.
  */
-CREATE FUNCTION chash.move_state_sql(shard jsonb, token text, value text) RETURNS text
+CREATE OR REPLACE FUNCTION chash.move_state_sql(shard jsonb, token text, value text) RETURNS text
 	LANGUAGE sql IMMUTABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1840,7 +531,7 @@ SELECT format('SELECT pg_catalog.setval(%L::pg_catalog.regclass, %s)::pg_catalog
 $$;
 
 -- Sets every source's fence state; true if every source was reached
-CREATE FUNCTION chash.move_set_fences(mv chash.online_moves, shards jsonb, value text) RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_set_fences(mv chash.online_moves, shards jsonb, value text) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -1866,7 +557,7 @@ $$;
  * trigger enabled for replication only that keeps the rows whose keys
  * move to it; on both a trigger that refuses TRUNCATE.
  */
-CREATE FUNCTION chash.move_make_objects(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_make_objects(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2055,7 +746,7 @@ $$;
  * dropped (a stalled copy, an operator): it is made again only once the
  * rows it copied are deleted.
  */
-CREATE FUNCTION chash.move_subscribe(mv chash.online_moves, shards jsonb, fresh boolean) RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_subscribe(mv chash.online_moves, shards jsonb, fresh boolean) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2127,7 +818,7 @@ END
 $$;
 
 -- Raises an error if a subscription of the move stopped on an error
-CREATE FUNCTION chash.move_check_streams(mv chash.online_moves, shards jsonb) RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_check_streams(mv chash.online_moves, shards jsonb) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2162,7 +853,7 @@ $$;
  * the rows it copied and makes it again.  suspects maps each subscription
  * seen so to when it was first seen; the new map is returned.
  */
-CREATE FUNCTION chash.move_recopy_stalled(mv chash.online_moves, shards jsonb, deadline timestamptz,
+CREATE OR REPLACE FUNCTION chash.move_recopy_stalled(mv chash.online_moves, shards jsonb, deadline timestamptz,
 										  suspects jsonb) RETURNS jsonb
 	LANGUAGE plpgsql VOLATILE STRICT
 	SET search_path = pg_catalog, pg_temp
@@ -2209,7 +900,7 @@ END
 $$;
 
 -- Waits until every subscription of the move has copied its tables
-CREATE FUNCTION chash.move_wait_copies(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_wait_copies(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS void
 	LANGUAGE plpgsql VOLATILE STRICT
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2261,7 +952,7 @@ $$;
  * its destinations have applied every earlier commit once they show the
  * new value (subscriptions apply in commit order).  False at the deadline.
  */
-CREATE FUNCTION chash.move_barrier(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS boolean
+CREATE OR REPLACE FUNCTION chash.move_barrier(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS boolean
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2299,7 +990,7 @@ $$;
  * position) or, for the keys or buckets given, by key, as an object of
  * "rows checksum".
  */
-CREATE FUNCTION chash.move_sums(mv chash.online_moves, shard jsonb, ranges int8multirange,
+CREATE OR REPLACE FUNCTION chash.move_sums(mv chash.online_moves, shard jsonb, ranges int8multirange,
 								by_key boolean, keys jsonb, buckets integer[]) RETURNS jsonb
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -2332,7 +1023,7 @@ END
 $$;
 
 -- The names whose values differ between two objects of move_sums
-CREATE FUNCTION chash.move_differ(a jsonb, b jsonb) RETURNS jsonb
+CREATE OR REPLACE FUNCTION chash.move_differ(a jsonb, b jsonb) RETURNS jsonb
 	LANGUAGE sql IMMUTABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2346,7 +1037,7 @@ $$;
  * them to the pending keys of the pairs whose ranges they are in: an
  * object of pair number to array of keys.
  */
-CREATE FUNCTION chash.move_claim(mv chash.online_moves, shards jsonb, pending jsonb, round integer,
+CREATE OR REPLACE FUNCTION chash.move_claim(mv chash.online_moves, shards jsonb, pending jsonb, round integer,
 								 OUT pending_after jsonb, OUT claimed integer)
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -2385,7 +1076,7 @@ $$;
  * then.  Keys that differ stay pending (they changed since, or the
  * cutover must copy them); the others are done.
  */
-CREATE FUNCTION chash.move_compare(mv chash.online_moves, shards jsonb, pending jsonb, deadline timestamptz,
+CREATE OR REPLACE FUNCTION chash.move_compare(mv chash.online_moves, shards jsonb, pending jsonb, deadline timestamptz,
 								   OUT pending_after jsonb, OUT caught_up boolean)
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -2416,7 +1107,7 @@ END
 $$;
 
 -- The number of pending keys
-CREATE FUNCTION chash.move_count(pending jsonb) RETURNS integer
+CREATE OR REPLACE FUNCTION chash.move_count(pending jsonb) RETURNS integer
 	LANGUAGE sql IMMUTABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$ SELECT coalesce(sum(jsonb_array_length(x.value)), 0)::integer FROM jsonb_each(pending) x $$;
@@ -2430,7 +1121,7 @@ CREATE FUNCTION chash.move_count(pending jsonb) RETURNS integer
  * and was not changed means the table was changed behind the move: the
  * move stops, before any fence.
  */
-CREATE FUNCTION chash.move_verify(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS jsonb
+CREATE OR REPLACE FUNCTION chash.move_verify(mv chash.online_moves, shards jsonb, deadline timestamptz) RETURNS jsonb
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2489,7 +1180,7 @@ $$;
  * destination: copied from the source (frozen by its fence) as the
  * table's owner, after the destination's rows of them are deleted.
  */
-CREATE FUNCTION chash.move_repair(mv chash.online_moves, shards jsonb, pair integer, keys jsonb) RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_repair(mv chash.online_moves, shards jsonb, pair integer, keys jsonb) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2530,7 +1221,7 @@ $$;
  * near, every fence is made to stay.  Returns NULL when the ring may
  * switch, else why not (the fences then come down in the caller).
  */
-CREATE FUNCTION chash.move_cutover(mv chash.online_moves, shards jsonb, INOUT pending jsonb,
+CREATE OR REPLACE FUNCTION chash.move_cutover(mv chash.online_moves, shards jsonb, INOUT pending jsonb,
 								   max_write_block interval, OUT reason text, OUT timing text)
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -2632,7 +1323,7 @@ $$;
  * longer than half of max_write_block, before the fences go up: a fence
  * waits for the writers it finds.  False if some remain at the deadline.
  */
-CREATE FUNCTION chash.move_wait_quiet(mv chash.online_moves, shards jsonb, max_write_block interval,
+CREATE OR REPLACE FUNCTION chash.move_wait_quiet(mv chash.online_moves, shards jsonb, max_write_block interval,
 									  deadline timestamptz, OUT quiet boolean, OUT holders text)
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -2676,7 +1367,7 @@ $$;
  * passing its fence (the state names the deleting transaction), or on a
  * destination, the copies of a move that is aborted.
  */
-CREATE FUNCTION chash.move_delete_rows(mv chash.online_moves, shard jsonb, ranges int8multirange,
+CREATE OR REPLACE FUNCTION chash.move_delete_rows(mv chash.online_moves, shard jsonb, ranges int8multirange,
 									   past_fence boolean) RETURNS bigint
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -2714,7 +1405,7 @@ $$;
  * by the subscription's oid, the table's and the destination's system
  * identifier, which tells it from another destination's.
  */
-CREATE FUNCTION chash.move_drop_streams(mv chash.online_moves, shards jsonb, deadline timestamptz,
+CREATE OR REPLACE FUNCTION chash.move_drop_streams(mv chash.online_moves, shards jsonb, deadline timestamptz,
 										only_pair integer) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -2776,7 +1467,7 @@ $$;
  * keep trigger, the publication and the markers, and with the fence, the
  * fence trigger and what it uses.
  */
-CREATE FUNCTION chash.move_drop_objects(mv chash.online_moves, node text, shard jsonb, with_fence boolean,
+CREATE OR REPLACE FUNCTION chash.move_drop_objects(mv chash.online_moves, node text, shard jsonb, with_fence boolean,
 										deadline timestamptz) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -2815,7 +1506,7 @@ $$;
  * began before the ring switched: one could still write by the old ring.
  * pg_stat_activity is read afresh each time.
  */
-CREATE FUNCTION chash.move_wait_older(mv chash.online_moves, deadline timestamptz) RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_wait_older(mv chash.online_moves, deadline timestamptz) RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2847,7 +1538,7 @@ END
 $$;
 
 -- Whether the session that ran a move's CALL is still running it
-CREATE FUNCTION chash.move_running(mv chash.online_moves) RETURNS boolean
+CREATE OR REPLACE FUNCTION chash.move_running(mv chash.online_moves) RETURNS boolean
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2866,7 +1557,7 @@ $$;
  * be.  An error if another session runs it, or if the relation is being
  * moved by a move of another ring; NULL if the ring has none.
  */
-CREATE FUNCTION chash.move_take(from_ring text, relation regclass) RETURNS chash.online_moves
+CREATE OR REPLACE FUNCTION chash.move_take(from_ring text, relation regclass) RETURNS chash.online_moves
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2903,34 +1594,13 @@ BEGIN
 END
 $$;
 
-REVOKE ALL ON FUNCTION chash.move_reach(chash.online_moves, boolean, interval, boolean, boolean),
-	chash.move_obj(jsonb, text, text), chash.move_state_sql(jsonb, text, text),
-	chash.move_set_fences(chash.online_moves, jsonb, text),
-	chash.move_make_objects(chash.online_moves, jsonb, timestamptz),
-	chash.move_subscribe(chash.online_moves, jsonb, boolean), chash.move_check_streams(chash.online_moves, jsonb),
-	chash.move_recopy_stalled(chash.online_moves, jsonb, timestamptz, jsonb),
-	chash.move_wait_copies(chash.online_moves, jsonb, timestamptz),
-	chash.move_barrier(chash.online_moves, jsonb, timestamptz),
-	chash.move_sums(chash.online_moves, jsonb, int8multirange, boolean, jsonb, integer[]),
-	chash.move_differ(jsonb, jsonb), chash.move_claim(chash.online_moves, jsonb, jsonb, integer),
-	chash.move_compare(chash.online_moves, jsonb, jsonb, timestamptz), chash.move_count(jsonb),
-	chash.move_verify(chash.online_moves, jsonb, timestamptz),
-	chash.move_repair(chash.online_moves, jsonb, integer, jsonb),
-	chash.move_cutover(chash.online_moves, jsonb, jsonb, interval),
-	chash.move_wait_quiet(chash.online_moves, jsonb, interval, timestamptz),
-	chash.move_delete_rows(chash.online_moves, jsonb, int8multirange, boolean),
-	chash.move_drop_streams(chash.online_moves, jsonb, timestamptz, integer),
-	chash.move_drop_objects(chash.online_moves, text, jsonb, boolean, timestamptz),
-	chash.move_wait_older(chash.online_moves, timestamptz), chash.move_running(chash.online_moves),
-	chash.move_take(text, regclass) FROM PUBLIC;
-
 /*
  * Takes every source's fence down (back to recording keys) and says when
  * the writes to moving keys stopped being refused: now, if a fence was up
  * for good; else when the latest deadline passed, if it has; NULL if no
  * fence was up.
  */
-CREATE FUNCTION chash.move_lower_fences(mv chash.online_moves, shards jsonb) RETURNS timestamptz
+CREATE OR REPLACE FUNCTION chash.move_lower_fences(mv chash.online_moves, shards jsonb) RETURNS timestamptz
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -2956,10 +1626,9 @@ BEGIN
 	RETURN ended;
 END
 $$;
-REVOKE ALL ON FUNCTION chash.move_lower_fences(chash.online_moves, jsonb) FROM PUBLIC;
 
 -- What a move or its abort needs of its caller
-CREATE FUNCTION chash.move_check_caller() RETURNS void
+CREATE OR REPLACE FUNCTION chash.move_check_caller() RETURNS void
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -3013,7 +1682,7 @@ BEGIN
 END
 $$;
 
-CREATE PROCEDURE chash_move_online(from_ring text, to_ring text,
+CREATE OR REPLACE PROCEDURE chash_move_online(from_ring text, to_ring text,
 								   relation regclass, key_column name,
 								   max_write_block interval DEFAULT '2 s',
 								   wait_timeout interval DEFAULT '15 min',
@@ -3344,11 +2013,10 @@ BEGIN
 	PERFORM chash.move_disconnect();
 END
 $move$;
-REVOKE ALL ON PROCEDURE chash_move_online(text, text, regclass, name, interval, interval, boolean) FROM PUBLIC;
 COMMENT ON PROCEDURE chash_move_online(text, text, regclass, name, interval, interval, boolean) IS
 	'moves a relation''s rows from the nodes of one ring to those of another while writes go on, through logical replication, and switches from_ring to to_ring''s nodes, refusing writes to the moving keys for at most max_write_block; the same CALL resumes a move that stopped';
 
-CREATE PROCEDURE chash_move_abort(from_ring text, wait_timeout interval DEFAULT '15 min')
+CREATE OR REPLACE PROCEDURE chash_move_abort(from_ring text, wait_timeout interval DEFAULT '15 min')
 	LANGUAGE plpgsql
 	AS $abort$
 DECLARE
@@ -3404,6 +2072,6 @@ BEGIN
 	PERFORM chash.move_disconnect();
 END
 $abort$;
-REVOKE ALL ON PROCEDURE chash_move_abort(text, interval) FROM PUBLIC;
 COMMENT ON PROCEDURE chash_move_abort(text, interval) IS
 	'removes an unfinished online move of a ring that has not switched it: every object it made on every shard, the rows it copied, and its record';
+

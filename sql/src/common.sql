@@ -1,0 +1,32 @@
+-- A dollar quote that ends where it should: a tag that the body does not
+-- hold, nor ends with all but its last "$" of (a body ending in "$chash"
+-- closed by "$chash$" would hold "$chash$" first).  SQL ends the quote at
+-- the first tag after the opening one: that must be the closing one.
+CREATE OR REPLACE FUNCTION chash.dollar_quote(body text)
+	RETURNS text
+	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	tag text := '$chash$';
+	i integer := 0;
+BEGIN
+	WHILE strpos(body || tag, tag) <= length(body) LOOP
+		i := i + 1;
+		tag := '$chash' || i || '$';
+	END LOOP;
+	RETURN tag || body || tag;
+END
+$$;
+COMMENT ON FUNCTION chash.dollar_quote(text) IS
+	'body in dollar quotes whose tag it does not contain';
+
+-- A name for a message: long ones cut, so that they do not flood the log
+CREATE OR REPLACE FUNCTION chash.message_name(name text)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$ SELECT CASE WHEN octet_length(name) > 64 THEN left(name, 64) || '...' ELSE name END $$;
+COMMENT ON FUNCTION chash.message_name(text) IS
+	'a name as error messages show it: its first 64 characters and "..." if longer';
+

@@ -1,0 +1,239 @@
+-- Pictures: standalone SVG 1.1
+CREATE OR REPLACE FUNCTION chash.svg_text(s text)
+	RETURNS text
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	result text := '';
+	c text;
+	b bytea;
+	cp integer;
+	-- SQL_ASCII text is bytes of no known encoding
+	raw boolean := current_setting('server_encoding') = 'SQL_ASCII';
+BEGIN
+	FOR c IN SELECT regexp_split_to_table(s, '') LOOP
+		IF ascii(c) < 128 THEN
+			cp := ascii(c);
+		ELSIF raw THEN
+			cp := -1;
+		ELSE
+			-- the character's code point, from its UTF-8
+			b := convert_to(c, 'UTF8');
+			cp := CASE length(b)
+				WHEN 2 THEN ((get_byte(b, 0) & 31) << 6) | (get_byte(b, 1) & 63)
+				WHEN 3 THEN ((get_byte(b, 0) & 15) << 12) | ((get_byte(b, 1) & 63) << 6) | (get_byte(b, 2) & 63)
+				ELSE ((get_byte(b, 0) & 7) << 18) | ((get_byte(b, 1) & 63) << 12) |
+					 ((get_byte(b, 2) & 63) << 6) | (get_byte(b, 3) & 63) END;
+		END IF;
+		result := result || CASE
+			WHEN cp = 38 THEN '&amp;'
+			WHEN cp = 60 THEN '&lt;'
+			WHEN cp = 62 THEN '&gt;'
+			WHEN cp = 34 THEN '&quot;'
+			WHEN cp = 39 THEN '&#39;'
+			WHEN cp BETWEEN 32 AND 126 OR cp IN (9, 10, 13) THEN c
+			-- what XML 1.0 does not allow, and bytes of no known encoding
+			WHEN cp < 32 OR cp IN (65534, 65535) OR cp < 0 THEN '?'
+			ELSE '&#x' || upper(to_hex(cp)) || ';' END;
+	END LOOP;
+	RETURN result;
+END
+$$;
+COMMENT ON FUNCTION chash.svg_text(text) IS
+	'text for XML in ASCII: markup escaped, other characters as references, those XML does not allow as question marks';
+
+-- The colour of the k-th node, as #rrggbb: HSV with saturation 0.65 and
+-- value 0.85, hues a golden angle apart so that neighbours differ
+CREATE OR REPLACE FUNCTION chash.svg_color(k integer)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT '#' || string_agg(lpad(to_hex(round(255 * (0.85 - 0.85 * 0.65 *
+										  greatest(0, least(c.kc, 4 - c.kc, 1))))::integer), 2, '0'),
+						 '' ORDER BY c.ord)
+FROM (SELECT v.ord, mod((v.n + h.hue * 6)::numeric, 6)::double precision AS kc
+	  FROM (VALUES (1, 5), (2, 3), (3, 1)) v(ord, n),
+		   (SELECT mod((k * 0.618033988749895)::numeric, 1) AS hue) h) c
+$$;
+COMMENT ON FUNCTION chash.svg_color(integer) IS
+	'the colour of a ring''s k-th node in its pictures';
+
+-- A picture: the XML declaration, the SVG 1.1 doctype and root element
+CREATE OR REPLACE FUNCTION chash.svg_document(width integer, height integer, title text, body text)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT concat_ws(E'\n',
+	'<?xml version="1.0" encoding="UTF-8" standalone="no"?>',
+	'<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">',
+	format('<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%s" height="%s" viewBox="0 0 %s %s" font-family="sans-serif" font-size="12">',
+		   width, height, width, height),
+	format('<title>%s</title>', chash.svg_text(title)),
+	'<rect x="0" y="0" width="100%" height="100%" fill="#ffffff"/>',
+	body,
+	'</svg>')
+$$;
+COMMENT ON FUNCTION chash.svg_document(integer, integer, text, text) IS
+	'a standalone SVG 1.1 document around body';
+
+CREATE OR REPLACE FUNCTION chash_ring_svg(ring text, width integer DEFAULT 640)
+	RETURNS text
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	size double precision;		-- the square the circle is drawn in
+	radius double precision;
+	cx double precision;
+	cy double precision;
+	nnodes integer;
+	height integer;
+	body text;
+BEGIN
+	IF ring IS NULL OR width IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = CASE WHEN ring IS NULL THEN 'ring must not be null' ELSE 'width must not be null' END;
+	END IF;
+	IF width < 200 OR width > 10000 THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'width must be between 200 and 10000',
+			DETAIL = format('width is %s.', width);
+	END IF;
+	size := round(width * 0.55);
+	radius := size * 0.38;
+	cx := size / 2;
+	cy := size / 2 + 24;
+	SELECT count(*) INTO nnodes FROM chash.ownership(ring, 1, false);
+	height := greatest(size + 36, 56 + 20 * nnodes)::integer;
+
+	WITH nodes AS (
+		SELECT o.node, o.state, o.owned, o.expected, o.ordinality::integer - 1 AS k
+		FROM chash.ownership(ring, 1, false) WITH ORDINALITY o),
+	-- the circle in 1440 slices (a quarter of a degree), each drawn in the
+	-- colour of the node that owns most of it: the picture's size does not
+	-- grow with the ring's points
+	cover AS (
+		SELECT b.b, a.node,
+			   least(a.stop, (b.b + 1) / 1440.0) - greatest(a.start, b.b / 1440.0) AS len
+		FROM chash.ring_arcs(ring) a
+		CROSS JOIN LATERAL generate_series(floor(a.start * 1440)::integer,
+										   least(ceil(a.stop * 1440)::integer - 1, 1439)) b(b)),
+	slices AS (
+		SELECT DISTINCT ON (c.b) c.b, c.node
+		FROM cover c ORDER BY c.b, c.len DESC, c.node),
+	runs AS (
+		SELECT r.node, min(r.b) / 1440.0 AS start, (max(r.b) + 1) / 1440.0 AS stop
+		FROM (SELECT sl.b, sl.node, sl.b - row_number() OVER (PARTITION BY sl.node ORDER BY sl.b) AS grp
+			  FROM slices sl) r
+		GROUP BY r.node, r.grp),
+	arcs AS (
+		-- an arc over half the circle is drawn as two halves, so that its
+		-- ends are apart
+		SELECT r.node, h.start, h.stop
+		FROM runs r
+		CROSS JOIN LATERAL (
+			SELECT r.start, CASE WHEN r.stop - r.start > 0.5 THEN (r.start + r.stop) / 2 ELSE r.stop END
+			UNION ALL
+			SELECT (r.start + r.stop) / 2, r.stop WHERE r.stop - r.start > 0.5) h(start, stop)),
+	paths AS (
+		SELECT n.k, string_agg(format('M %s %s A %s %s 0 %s 1 %s %s',
+									  round((cx + radius * sin(2 * pi() * a.start))::numeric, 2),
+									  round((cy - radius * cos(2 * pi() * a.start))::numeric, 2),
+									  radius, radius,
+									  0,
+									  round((cx + radius * sin(2 * pi() * a.stop))::numeric, 2),
+									  round((cy - radius * cos(2 * pi() * a.stop))::numeric, 2)),
+							   ' ' ORDER BY a.start) AS d
+		FROM arcs a JOIN nodes n USING (node)
+		GROUP BY n.k)
+	SELECT concat_ws(E'\n',
+		format('<text x="%s" y="18" font-size="14" font-weight="bold">ring %s</text>',
+			   12, chash.svg_text(ring)),
+		format('<circle cx="%s" cy="%s" r="%s" fill="none" stroke="#dddddd" stroke-width="%s"/>',
+			   cx, cy, radius, round((size * 0.09)::numeric, 2)),
+		(SELECT string_agg(format('<path d="%s" fill="none" stroke="%s" stroke-width="%s"/>',
+								  p.d, chash.svg_color(p.k), round((size * 0.09)::numeric, 2)),
+						   E'\n' ORDER BY p.k)
+		 FROM paths p),
+		format('<text x="%s" y="%s" text-anchor="middle" fill="#555555">0</text>',
+			   cx, round((cy - radius - size * 0.06)::numeric, 2)),
+		format('<text x="%s" y="40" font-weight="bold">node</text>', size + 12),
+		format('<text x="%s" y="40" font-weight="bold" text-anchor="end">owned</text>', width - 84),
+		format('<text x="%s" y="40" font-weight="bold" text-anchor="end">expected</text>', width - 12),
+		(SELECT string_agg(concat_ws(E'\n',
+					format('<rect x="%s" y="%s" width="12" height="12" fill="%s"/>',
+						   size + 12, 48 + 20 * n.k, chash.svg_color(n.k)),
+					format('<text x="%s" y="%s">%s%s</text>', size + 30, 58 + 20 * n.k,
+						   chash.svg_text(n.node), CASE WHEN n.state = 'down' THEN ' (down)' ELSE '' END),
+					format('<text x="%s" y="%s" text-anchor="end">%s%%</text>', width - 84, 58 + 20 * n.k,
+						   round((100 * n.owned)::numeric, 2)),
+					format('<text x="%s" y="%s" text-anchor="end">%s%%</text>', width - 12, 58 + 20 * n.k,
+						   round((100 * n.expected)::numeric, 2))),
+						   E'\n' ORDER BY n.k)
+		 FROM nodes n))
+	INTO body;
+	RETURN chash.svg_document(width, height, format('chash ring %s', ring), body);
+END
+$$;
+COMMENT ON FUNCTION chash_ring_svg(text, integer) IS
+	'an SVG 1.1 picture of a ring: each node''s arcs in its own colour, with a legend of owned and expected shares';
+
+CREATE OR REPLACE FUNCTION chash_ownership_svg(ring text, width integer DEFAULT 640)
+	RETURNS text
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	label_width integer;
+	bar_width double precision;
+	top double precision;
+	nnodes integer;
+	body text;
+BEGIN
+	IF ring IS NULL OR width IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = CASE WHEN ring IS NULL THEN 'ring must not be null' ELSE 'width must not be null' END;
+	END IF;
+	IF width < 200 OR width > 10000 THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'width must be between 200 and 10000',
+			DETAIL = format('width is %s.', width);
+	END IF;
+	label_width := round(width * 0.3);
+	bar_width := width - label_width - 70;
+	SELECT count(*), greatest(max(o.owned), max(o.expected), 1e-9)
+	INTO nnodes, top
+	FROM chash.ownership(ring, 1, false) o;
+
+	SELECT concat_ws(E'\n',
+		format('<text x="12" y="18" font-size="14" font-weight="bold">ring %s: owned (bar) and expected (line) share of the hash space</text>',
+			   chash.svg_text(ring)),
+		(SELECT string_agg(concat_ws(E'\n',
+					format('<text x="%s" y="%s" text-anchor="end">%s</text>', label_width - 6,
+						   46 + 24 * (o.ordinality - 1), chash.svg_text(o.node)),
+					format('<rect x="%s" y="%s" width="%s" height="14" fill="%s"/>', label_width,
+						   35 + 24 * (o.ordinality - 1),
+						   round((bar_width * o.owned / top)::numeric, 2), chash.svg_color((o.ordinality - 1)::integer)),
+					format('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#000000" stroke-width="2"/>',
+						   round((label_width + bar_width * o.expected / top)::numeric, 2), 31 + 24 * (o.ordinality - 1),
+						   round((label_width + bar_width * o.expected / top)::numeric, 2), 53 + 24 * (o.ordinality - 1)),
+					format('<text x="%s" y="%s">%s%%</text>',
+						   round((label_width + bar_width * greatest(o.owned, o.expected) / top + 6)::numeric, 2),
+						   46 + 24 * (o.ordinality - 1), round((100 * o.owned)::numeric, 2))),
+						   E'\n' ORDER BY o.ordinality)
+		 FROM chash.ownership(ring, 1, false) WITH ORDINALITY o))
+	INTO body;
+	RETURN chash.svg_document(width, (40 + 24 * nnodes + 12)::integer,
+							  format('chash ownership of ring %s', ring), body);
+END
+$$;
+COMMENT ON FUNCTION chash_ownership_svg(text, integer) IS
+	'an SVG 1.1 bar chart of each node''s owned share of the hash space against its expected share';
+

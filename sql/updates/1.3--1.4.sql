@@ -1,0 +1,84 @@
+/*
+ * 1.3 to 1.4, the part CREATE OR REPLACE cannot do.  The update script
+ * runs sql/src/checks.sql, then this, then every other source of the
+ * current version (see sql/build.sh): the functions and views replaced,
+ * the new ones created, their privileges set.
+ *
+ * 1.4: routing as real systems do (profiles, hash tags, imports from Redis
+ * Cluster and Cassandra) and online moves.
+ */
+
+-- The part of a key that is hashed (Redis Cluster's {...}, twemproxy's
+-- hash_tag), and the profile a ring was created with
+ALTER TABLE chash.ring_config ADD COLUMN hash_tag text;
+ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_hash_tag_check
+	CHECK (pg_catalog.octet_length(hash_tag) = 2 AND
+		   hash_tag OPERATOR(pg_catalog.~) '^[!-~][!-~]$'::text);
+ALTER TABLE chash.ring_config ADD COLUMN profile text;
+ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_profile_check
+	CHECK (chash.profile_is_known(profile));
+
+-- Changed signatures and result columns: settings a profile does not
+-- decide are NULL by default, so that a profile can tell them from those
+-- given; the cache's figures gain memory and evictions
+DROP FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text);
+DROP FUNCTION chash.cache_stats();
+
+-- The view of rings shows hash_tag and profile: dropped, as its columns
+-- change, with its function of PostgreSQL 14
+DROP VIEW chash.rings;
+DROP FUNCTION IF EXISTS chash.rings_as_caller();
+
+-- The tables of online moves (see sql/src/catalog.sql)
+CREATE TABLE chash.online_moves (
+	move_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	token text NOT NULL UNIQUE,			-- names the move's objects on the shards
+	from_ring text NOT NULL,
+	to_ring text NOT NULL,
+	relation regclass NOT NULL,
+	key_column name NOT NULL,
+	from_fingerprint text NOT NULL,
+	to_fingerprint text NOT NULL,
+	step text NOT NULL DEFAULT 'planned'
+		CHECK (step IN ('planned', 'switched', 'done')),
+	started timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	switched timestamptz,
+	finished timestamptz,
+	fenced_since timestamptz,			-- fences may be up since then
+	write_block interval,				-- fences up until the switch's commit
+	write_block_total interval,			-- every time fences were up, the last included
+	-- the session running the move's CALL, while it runs
+	runner_pid integer,
+	runner_backend_start timestamptz,
+	runner_call_start timestamptz
+);
+-- one move of a ring, and of a relation, until it is done or aborted
+CREATE UNIQUE INDEX online_moves_ring_key ON chash.online_moves (from_ring) WHERE step <> 'done';
+CREATE UNIQUE INDEX online_moves_relation_key ON chash.online_moves (relation) WHERE step <> 'done';
+COMMENT ON TABLE chash.online_moves IS
+	'the online moves of chash_move_online: rings, relation, step reached, the write blocks measured at cutover and the session running the move';
+
+CREATE TABLE chash.online_move_pairs (
+	move_id bigint NOT NULL REFERENCES chash.online_moves ON DELETE CASCADE,
+	pair integer NOT NULL,
+	from_node text NOT NULL,
+	to_node text NOT NULL,
+	ranges int8multirange NOT NULL,		-- the positions that move from from_node to to_node
+	rows_moved bigint,
+	PRIMARY KEY (move_id, pair)
+);
+COMMENT ON TABLE chash.online_move_pairs IS
+	'for each online move, the pairs of nodes that exchange keys and the positions each pair moves';
+
+CREATE TABLE chash.online_move_nodes (
+	move_id bigint NOT NULL REFERENCES chash.online_moves ON DELETE CASCADE,
+	node text NOT NULL,
+	ordinal integer NOT NULL,			-- names the node's objects on the shards
+	server name NOT NULL,				-- its postgres_fdw server on the coordinator
+	remote_schema name NOT NULL,		-- its table on that server
+	remote_name name NOT NULL,
+	conninfo text NOT NULL,				-- how its destinations' subscriptions reach it
+	PRIMARY KEY (move_id, node)
+);
+COMMENT ON TABLE chash.online_move_nodes IS
+	'for each online move, the shard of each node taking part, as the rings named it when the move began';
