@@ -24,7 +24,8 @@ EXTENSION = chash
 # the version of chash.control, which the library and the packages carry too
 CHASH_VERSION := $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" $(dir $(lastword $(MAKEFILE_LIST)))chash.control)
 MODULE_big = chash
-OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
+# src/ in folders by layer (src/README.md)
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c)))
 # SQL: the released versions' scripts are frozen in sql/ (sql/released.sha256
 # names each one and the commit it was frozen at); make writes the install
 # script of the version in development and its update from the previous
@@ -73,8 +74,8 @@ sql/chash--$(CHASH_SQL_PREVIOUS)--$(CHASH_VERSION).sql: sql/build.sh $(CHASH_SQL
 	sh sql/build.sh update $(CHASH_SQL_PREVIOUS) $(CHASH_VERSION) $(CHASH_SQL_FIRST) $(CHASH_SQL_PART) $(CHASH_SQL_SOURCES) >$@.tmp
 	mv $@.tmp $@
 
-# every object depends on the shared header (PGXS tracks no header changes)
-$(OBJS): $(wildcard src/*.h)
+# every object depends on every header (PGXS tracks no header changes)
+$(OBJS): $(wildcard src/*/*.h src/*/*/*.h)
 
 .PHONY: setup demo test test-quick figures bench fuzz test-versions deb dist
 

@@ -510,7 +510,8 @@ INSERT INTO bench.results VALUES
 SQL
 
 # --- figures 8 and 9, C side: libmemcached, and chash's core outside the server
-# Figure 9 links chash's pure ring code (the objects test/install.sh built)
+# Figure 9 links chash's pure code (test/pure-code.sh: the objects
+# test/install.sh built)
 # with test/unit/server_stubs.c and PostgreSQL's frontend libraries.
 # the smaller of a best so far ($1, empty at first) and a new time ($2)
 best_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "") ? a : (a == "" || b + 0 < a + 0) ? b : a }'; }
@@ -520,9 +521,10 @@ if [ -f /usr/include/libmemcached/memcached.h ] && command -v gcc >/dev/null &&
 	gcc -O2 -Wall -o "$work/ketama_bench" "$root/test/bench/ketama_bench.c" -lmemcached; then
 	ketama_ok=1
 	if [ -n "$pgcommon" ] &&
+		mapfile -t pure < <("$root/test/pure-code.sh" sources) &&
 		gcc -O2 -Wall -I"$("${PG_CONFIG:-pg_config}" --includedir-server)" -I"$root/src" \
 			-o "$work/core_bench" "$root/test/bench/core_bench.c" "$root/test/unit/server_stubs.c" \
-			"$root"/src/{ring,algorithm,hash,hash_twemproxy,hash_haproxy,template,rebalance,ownership,table}.o "$root"/src/algo_*.o \
+			"${pure[@]/%.c/.o}" \
 			"$pgcommon/libpgcommon.a" "$pgcommon/libpgport.a" -lz -lnettle -lm; then
 		core_ok=1
 	else
@@ -713,7 +715,7 @@ INSERT INTO bench.results VALUES
 (9, '9 C core outside PostgreSQL: ketama lookup vs libmemcached',
 	bench.num(:core_ns) || ' ns/key', bench.num(:c_ns) || ' ns/key', bench.num(:core_ns / :c_ns, 2),
 	'chash/peer <= 1', bench.yn(:core_ns <= :c_ns),
-	format('chash: test/bench/core_bench.c, chash''s ring code (src/ring.c, the algorithm and hash tables) linked into a program of its own, routing the 1,000,000 keys of figure 8 through chash_ring_find on the ring chash builds for k100 (%s points): MD5 of the key (nettle), the bucket index, the owner.  peer: libmemcached''s memcached_generate_hash(), as in figure 8.  Keys prepared in memory; best pass of 3 rounds (libmemcached, then chash) of %s passes each.',
+	format('chash: test/bench/core_bench.c, chash''s pure code (src/placement, src/hash, src/common) linked into a program of its own, routing the 1,000,000 keys of figure 8 through chash_ring_find on the ring chash builds for k100 (%s points): MD5 of the key (nettle), the bucket index, the owner.  peer: libmemcached''s memcached_generate_hash(), as in figure 8.  Keys prepared in memory; best pass of 3 rounds (libmemcached, then chash) of %s passes each.',
 		   bench.num(:core_points, 0), :runs)),
 (9.1, '9b C core routes as libmemcached',
 	bench.num(:core_differ, 0) || ' differ', 'of ' || bench.num(:core_keys, 0), '-', '0 differ, of 1,000,000',

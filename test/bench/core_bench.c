@@ -6,8 +6,9 @@
  *
  *   core_bench NSERVERS NKEYS REPEATS ROUTES
  *
- * Builds, with chash's own ring code (src/ring.c and the algorithm and hash
- * tables, linked in; test/unit/server_stubs.c stands in for the server),
+ * Builds, with chash's own pure code (test/pure-code.sh: placements,
+ * algorithms and hashes, linked in; test/unit/server_stubs.c stands in for
+ * the server),
  * the ring that chash_ring_create('k', algorithm => 'ketama') gets with
  * nodes 10.0.0.1, 10.0.0.2, ... of weight 1, added in that order: the
  * servers of ketama_bench.c.  Then routes the keys "key:1" .. "key:NKEYS" as
@@ -24,7 +25,7 @@
 #define BENCH_PROGRAM "core_bench"
 #include "bench_util.h"
 
-#include "placement.h"
+#include "placement/placement.h"
 
 static int
 cmp_node(const void *a, const void *b)

@@ -17,7 +17,7 @@
 
 #include "lib/stringinfo.h"
 
-#include "placement.h"
+#include "placement/placement.h"
 
 /* server_stubs.c: where an ERROR jumps, and its message */
 extern sigjmp_buf *chash_stub_error_jump;

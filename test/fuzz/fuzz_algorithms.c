@@ -1,6 +1,6 @@
 /*
  * fuzz_algorithms.c
- *		libFuzzer harness: every algorithm of chash's table (algorithm.c),
+ *		libFuzzer harness: every algorithm of chash's table (placement/algorithm.c),
  *		held to what any placement must do.
  *
  * fuzz_ring and fuzz_placement check ring, ketama, modulo, jump,

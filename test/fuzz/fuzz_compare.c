@@ -1,6 +1,6 @@
 /*
  * fuzz_compare.c
- *		libFuzzer harness: chash_rings_compare (rebalance.c) on two rings
+ *		libFuzzer harness: chash_rings_compare (placement/compare.c) on two rings
  *		built from the input.
  *
  * Input: a byte choosing how the rings are made, then, three times in

@@ -1,6 +1,6 @@
 /*
  * fuzz_hash.c
- *		libFuzzer harness: every hash function of hash.c's table
+ *		libFuzzer harness: every hash function of hash/hash.c's table
  *		(chash_hash_count, chash_hash_at) on arbitrary bytes.
  *
  * The input is the key.  For each function:
@@ -11,7 +11,7 @@
  *	  results are non-negative but for Integer.MIN_VALUE / Long.MIN_VALUE;
  *	- the same bytes at another address, unaligned, hash alike;
  *	- java_hashcode equals String.hashCode() computed here from the UTF-16
- *	  units of the text, which checks hash.c's UTF-8 to UTF-16 walk, and
+ *	  units of the text, which checks hash/hash.c's UTF-8 to UTF-16 walk, and
  *	  es_murmur3 murmur3_32 of those units written little-endian;
  *	- cassandra_murmur3 equals Cassandra's token computed here in the shape
  *	  of its Java code (and only the empty key has the MINIMUM token);

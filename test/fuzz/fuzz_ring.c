@@ -40,7 +40,7 @@
  * its time on them.)
  *
  * Found here: chash_ring_expected gave 0 or NaN where the active weights add
- * up past DBL_MAX (fixed in src/ownership.c; reporting.sql keeps a case).
+ * up past DBL_MAX (fixed in src/placement/ownership.c; reporting.sql keeps a case).
  */
 #include "postgres.h"
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_template.c
- *		libFuzzer harness: vnode name templates (template.c) with arbitrary
+ *		libFuzzer harness: vnode name templates (placement/template.c) with arbitrary
  *		templates, node names and vnode numbers.
  *
  * Input: a flags byte, a vnode number (8 bytes), the template's length

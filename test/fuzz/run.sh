@@ -14,7 +14,7 @@
 # building.  Raise it for a deeper search: CHASH_FUZZ_SECONDS=3600 make fuzz.
 #
 # Harnesses (test/fuzz/fuzz_*.c; each file's head says what it checks):
-#   fuzz_hash      every hash function of hash.c on arbitrary bytes
+#   fuzz_hash      every hash function of hash/hash.c on arbitrary bytes
 #   fuzz_template  chash_template_check/init/name/free/expand
 #   fuzz_ring      a ring spec from the input: prepare, count, build, find
 #                  (against a binary search), points against a reference
@@ -95,9 +95,11 @@ libs=$(PG_CONFIG=$pg_config test/pgcommon-dir.sh)
 command -v "$cc" >/dev/null 2>&1 || { echo "fuzz: no $cc (set CHASH_FUZZ_CC)" >&2; exit 1; }
 
 mkdir -p "$dir"/{bin,obj,corpus,seeds,artifacts,logs}
-# the ring code, as test/scripts/unit.sh compiles it, and all of its pure files
-ring_code=(ring algorithm hash hash_twemproxy hash_haproxy template rebalance ownership table)
-for f in src/algo_*.c; do ring_code+=("$(basename "$f" .c)"); done
+# the pure code, as test/scripts/unit.sh compiles it: seeing only the pure
+# layers' headers (test/pure-code.sh)
+test/pure-code.sh include "$dir/include"
+mapfile -t ring_code < <(test/pure-code.sh sources)
+[ ${#ring_code[@]} -gt 0 ] || { echo "fuzz: test/pure-code.sh lists no source" >&2; exit 1; }
 # palloc'd memory is recorded by fuzz_support.c (see there), and errcode()
 # too, so that a harness can tell which ERROR it took back
 wraps=palloc,palloc0,palloc_extended,repalloc,pfree,pstrdup,pnstrdup
@@ -105,14 +107,16 @@ wraps+=,MemoryContextAllocHuge,MemoryContextAllocZero,errcode
 cflags=(-g -O1 -fno-omit-frame-pointer -Wall -Wno-ignored-attributes
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 	-ffp-contract=off -DUSE_ASSERT_CHECKING
-	-I"$("$pg_config" --includedir-server)" -Isrc -Itest/fuzz)
+	-I"$("$pg_config" --includedir-server)" -I"$dir/include" -Itest/fuzz)
 # Only src/ is instrumented for coverage (so cov: counts the ring code's
 # edges, and the harnesses' own loops do not slow each run down); every
 # file has the sanitizers.
 objs=()
 for f in "${ring_code[@]}"; do
-	"$cc" "${cflags[@]}" -fsanitize=fuzzer-no-link -c -o "$dir/obj/$f.o" "src/$f.c"
-	objs+=("$dir/obj/$f.o")
+	o=${f%.c}
+	o=$dir/obj/${o//\//_}.o
+	"$cc" "${cflags[@]}" -fsanitize=fuzzer-no-link -c -o "$o" "$f"
+	objs+=("$o")
 done
 for f in test/fuzz/fuzz_support.c test/fuzz/fuzz_spec.c test/unit/server_stubs.c; do
 	o=$dir/obj/$(basename "$f" .c).o

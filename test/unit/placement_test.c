@@ -36,8 +36,8 @@
 
 #include "miscadmin.h"
 
-#include "chash.h"
-#include "placement.h"
+#include "common/chash.h"
+#include "placement/placement.h"
 
 static uint64 rng = 0x9E3779B97F4A7C15ULL;
 static long checks = 0;
@@ -111,7 +111,7 @@ make_placement(const char *algorithm, const char *hash, const char *variant,
 	return chash_placement_build(spec, NULL);
 }
 
-/* The score of a member, as algo_rendezvous.c defines it */
+/* The score of a member, as algorithms/rendezvous.c defines it */
 static double
 ref_score(const ChashPlacement *p, int m, uint64 position)
 {

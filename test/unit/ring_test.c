@@ -29,7 +29,7 @@
 
 #include "miscadmin.h"
 
-#include "placement.h"
+#include "placement/placement.h"
 
 static uint64 rng = 0x2545F4914F6CDD1DULL;
 static long checks = 0;

@@ -4,7 +4,7 @@
  *		programs that run that code outside PostgreSQL: the unit test
  *		(test/unit/ring_test.c) and make bench's core_bench.c.
  *
- * The ring code (src/ring.c, algorithm.c, algo_*.c, table.c, hash*.c, template.c)
+ * The pure code (test/pure-code.sh: src/common, src/hash, src/placement)
  * is pure: it allocates with palloc and reports errors with ereport, and
  * nothing else of the server.  palloc, StringInfo, UTF-8 and sorting come
  * from PostgreSQL's own frontend libraries (libpgcommon, libpgport); this
@@ -23,10 +23,11 @@
 #include <setjmp.h>
 #include <signal.h>
 
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "placement.h"
+#include "placement/placement.h"
 
 MemoryContext CurrentMemoryContext = NULL;
 volatile sig_atomic_t InterruptPending = false;
@@ -159,6 +160,7 @@ name(const char *fmt,...) \
 }
 
 PRINTING_STUB(errmsg, "error")
+PRINTING_STUB(errmsg_internal, "error")
 PRINTING_STUB(errdetail, "detail")
 PRINTING_STUB(errdetail_internal, "detail")
 PRINTING_STUB(errhint, "hint")
@@ -192,23 +194,22 @@ errfinish(const char *filename, int lineno, const char *funcname)
 	}
 }
 
-/* names in messages as they are: nothing is logged here but on errors */
-const char *
-chash_message_name(const char *name, int len)
+/*
+ * Names in messages are cut at a character (src/common/messages.c): the
+ * server's pg_mbcliplen, for UTF-8, which is all these programs use
+ */
+int
+pg_mbcliplen(const char *mbstr, int len, int limit)
 {
-	return pnstrdup(name, len);
-}
+	int			clen = 0;
 
-void
-chash_error_unknown(const char *what, const char *plural, const char *name,
-					int count, const char *(*name_at) (int))
-{
-	if (chash_stub_error_jump != NULL)
+	while (clen < len && mbstr[clen] != '\0')
 	{
-		snprintf(chash_stub_error_message, sizeof(chash_stub_error_message),
-				 "unknown %s \"%s\"", what, name);
-		siglongjmp(*chash_stub_error_jump, 1);
+		int			l = pg_utf_mblen((const unsigned char *) mbstr + clen);
+
+		if (clen + l > limit)
+			break;
+		clen += l;
 	}
-	fprintf(stderr, "chash outside the server: unknown %s \"%s\"\n", what, name);
-	exit(2);
+	return clen;
 }
