@@ -36,12 +36,12 @@ report_ring(FunctionCallInfo fcinfo)
 
 /*
  * chash.ring_ownership(ring, replicas, require_active, distinct_zones): for
- * every node, its points, the fraction of the hash space whose keys it
- * holds when each key is stored on its first 'replicas' distinct nodes
- * (picked by zones with distinct_zones, as chash_lookup_n does), and the
- * fraction expected of it (by weight, whatever the zones).  With require_active, a ring with no active node is an
- * error, as for a lookup; the pictures draw one.  (The 1.1 catalog
- * declares the first two arguments only, STRICT.)
+ * every node, its points, the fraction of the hash space whose keys it holds
+ * when each key is stored on its first 'replicas' distinct nodes (picked by
+ * zones with distinct_zones, as chash_lookup_n does), and the fraction
+ * expected of it (by weight, whatever the zones).  With require_active, a ring
+ * with no active node is an error, as for a lookup; the pictures draw
+ * one.  (The 1.1 catalog declares the first two arguments only, STRICT.)
  */
 PG_FUNCTION_INFO_V1(chash_ring_ownership_sql);
 

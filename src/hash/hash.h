@@ -12,9 +12,9 @@
 #include "mb/pg_wchar.h"
 
 /*
- * Hash functions (hash/hash.c).  Every function maps bytes to an unsigned value
- * of 'bits' bits (16, 32 or 64; 63 for identity, whose keys are integers from
- * 0 to 2^63 - 1), returned in the low bits of a uint64.
+ * Hash functions (hash/hash.c).  Every function maps bytes to an unsigned
+ * value of 'bits' bits (16, 32 or 64; 63 for identity, whose keys are integers
+ * from 0 to 2^63 - 1), returned in the low bits of a uint64.
  */
 typedef uint64 (*ChashHashFn) (const unsigned char *data, size_t len);
 
