@@ -47,7 +47,7 @@ PG_CFLAGS = -ffp-contract=off
 SHLIB_LINK = -lz -lnettle
 
 REGRESS = hash_functions api ring_admin lookup fastpath ketama placement profiles planning reporting transactions cache_memory errors privileges import_checks hostile search_path online_moves upgrade routing_memory
-# test/run-suites.sh gives each lane's pg_regress an output directory of its own
+# test/bin/run-suites.sh gives each lane's pg_regress an output directory of its own
 CHASH_OUTPUTDIR ?= .
 REGRESS_OPTS = --inputdir=test --outputdir=$(CHASH_OUTPUTDIR) --load-extension=chash
 ISOLATION = cache_visibility cache_statement cache_snapshots cache_per_ring ring_size_race ring_change_locks serializable
@@ -81,32 +81,32 @@ $(OBJS): $(wildcard src/*/*.h src/*/*/*.h)
 
 # Debian packages the project needs, installed only when missing
 setup:
-	test/setup.sh
+	test/bin/setup.sh
 
 demo: setup
-	test/install.sh
-	test/with-cluster.sh psql -X -v ON_ERROR_STOP=1 -q -f test/demo.sql
+	test/bin/install.sh
+	test/bin/with-cluster.sh psql -X -v ON_ERROR_STOP=1 -q -f test/demo.sql
 
 test: setup
-	test/install.sh
-	test/run-suites.sh
+	test/bin/install.sh
+	test/bin/run-suites.sh
 
 # not PGXS's check, which tells users to run installcheck: see
 # doc/development.md
 test-quick: setup
-	test/quick.sh
+	test/bin/quick.sh
 
 # the balance and placement figures of README (not part of make test)
 figures: setup
-	test/install.sh
-	test/with-cluster.sh test/balance_figures.sh
-	test/with-cluster.sh test/placement_figures.sh
+	test/bin/install.sh
+	test/bin/with-cluster.sh test/figures/balance_figures.sh
+	test/bin/with-cluster.sh test/figures/placement_figures.sh
 
 # speed, side by side with peers (not part of make test): see README
 bench: setup
-	test/install.sh
-	test/with-cluster.sh test/bench/bench.sh
-	test/with-cluster.sh test/bench/move_online.sh
+	test/bin/install.sh
+	test/bin/with-cluster.sh test/bench/bench.sh
+	test/bin/with-cluster.sh test/bench/move_online.sh
 
 # libFuzzer harnesses of the pure ring code under AddressSanitizer and UBSan
 # (not part of make test): CHASH_FUZZ_SECONDS a harness (default 60, about
@@ -117,11 +117,11 @@ fuzz:
 # every suite against each PostgreSQL major that can be built here from its
 # source package, into a cache outside the tree (not part of make test)
 test-versions:
-	test/versions.sh
+	test/bin/versions.sh
 
 # Debian packages postgresql-NN-chash for the installed majors, in build/deb
 deb:
-	test/deb.sh
+	test/bin/deb.sh
 
 # the PGXN distribution of the committed tree, in build/
 dist:

@@ -3,7 +3,7 @@
 #
 #   figure | chash | peer | ratio | target | met
 #
-#   make bench          (or: test/with-cluster.sh test/bench/bench.sh)
+#   make bench          (or: test/bin/with-cluster.sh test/bench/bench.sh)
 #
 # Runs against the installed chash, in a database of its own that it creates
 # and drops; about two minutes on 2 cores, and about 1 GB of disk in the
@@ -510,18 +510,18 @@ INSERT INTO bench.results VALUES
 SQL
 
 # --- figures 8 and 9, C side: libmemcached, and chash's core outside the server
-# Figure 9 links chash's pure code (test/pure-code.sh: the objects
-# test/install.sh built)
+# Figure 9 links chash's pure code (test/bin/pure-code.sh: the objects
+# test/bin/install.sh built)
 # with test/unit/server_stubs.c and PostgreSQL's frontend libraries.
 # the smaller of a best so far ($1, empty at first) and a new time ($2)
 best_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "") ? a : (a == "" || b + 0 < a + 0) ? b : a }'; }
 ketama_ok= core_ok=
-pgcommon=$("$root/test/pgcommon-dir.sh" 2>/dev/null) || pgcommon=
+pgcommon=$("$root/test/bin/pgcommon-dir.sh" 2>/dev/null) || pgcommon=
 if [ -f /usr/include/libmemcached/memcached.h ] && command -v gcc >/dev/null &&
 	gcc -O2 -Wall -o "$work/ketama_bench" "$root/test/bench/ketama_bench.c" -lmemcached; then
 	ketama_ok=1
 	if [ -n "$pgcommon" ] &&
-		mapfile -t pure < <("$root/test/pure-code.sh" sources) &&
+		mapfile -t pure < <("$root/test/bin/pure-code.sh" sources) &&
 		gcc -O2 -Wall -I"$("${PG_CONFIG:-pg_config}" --includedir-server)" -I"$root/src" \
 			-o "$work/core_bench" "$root/test/bench/core_bench.c" "$root/test/unit/server_stubs.c" \
 			"${pure[@]/%.c/.o}" \

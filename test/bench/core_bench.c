@@ -6,7 +6,7 @@
  *
  *   core_bench NSERVERS NKEYS REPEATS ROUTES
  *
- * Builds, with chash's own pure code (test/pure-code.sh: placements,
+ * Builds, with chash's own pure code (test/bin/pure-code.sh: placements,
  * algorithms and hashes, linked in; test/unit/server_stubs.c stands in for
  * the server),
  * the ring that chash_ring_create('k', algorithm => 'ketama') gets with

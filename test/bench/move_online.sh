@@ -18,7 +18,7 @@
 # count and checksum of the moving rows on each source and on the
 # destination, timed on the servers (EXPLAIN ANALYZE's Execution Time).
 #
-#   make bench   (or: test/with-cluster.sh test/bench/move_online.sh)
+#   make bench   (or: test/bin/with-cluster.sh test/bench/move_online.sh)
 #
 # CHASH_BENCH_MOVE_ROWS   rows of the big table (default 2000000)
 set -euo pipefail

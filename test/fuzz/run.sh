@@ -58,7 +58,7 @@
 # runtimes: Debian's clang-14 only recommends them, and the set-up installs
 # without recommends), besides what the unit test needs:
 # postgresql-server-dev-15, libxxhash-dev, zlib1g-dev and nettle-dev.  On
-# Debian, what is missing is installed as test/setup.sh does (as root or
+# Debian, what is missing is installed as test/bin/setup.sh does (as root or
 # through sudo; apt-get update only when something is missing).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -83,7 +83,7 @@ PG_MAJOR=${PG_MAJOR:-15}
 packages=(clang-14 libclang-rt-14-dev "postgresql-server-dev-$PG_MAJOR"
 	libxxhash-dev zlib1g-dev nettle-dev)
 if command -v dpkg-query >/dev/null 2>&1; then
-	test/apt-install.sh fuzz "${packages[@]}"
+	test/bin/apt-install.sh fuzz "${packages[@]}"
 fi
 
 # --- build ------------------------------------------------------------------
@@ -91,15 +91,15 @@ pg_config=${PG_CONFIG:-pg_config}
 if ! command -v "$pg_config" >/dev/null 2>&1 && [ -x "/usr/lib/postgresql/$PG_MAJOR/bin/pg_config" ]; then
 	pg_config=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
 fi
-libs=$(PG_CONFIG=$pg_config test/pgcommon-dir.sh)
+libs=$(PG_CONFIG=$pg_config test/bin/pgcommon-dir.sh)
 command -v "$cc" >/dev/null 2>&1 || { echo "fuzz: no $cc (set CHASH_FUZZ_CC)" >&2; exit 1; }
 
 mkdir -p "$dir"/{bin,obj,corpus,seeds,artifacts,logs}
 # the pure code, as test/scripts/unit.sh compiles it: seeing only the pure
-# layers' headers (test/pure-code.sh)
-test/pure-code.sh include "$dir/include"
-mapfile -t ring_code < <(test/pure-code.sh sources)
-[ ${#ring_code[@]} -gt 0 ] || { echo "fuzz: test/pure-code.sh lists no source" >&2; exit 1; }
+# layers' headers (test/bin/pure-code.sh)
+test/bin/pure-code.sh include "$dir/include"
+mapfile -t ring_code < <(test/bin/pure-code.sh sources)
+[ ${#ring_code[@]} -gt 0 ] || { echo "fuzz: test/bin/pure-code.sh lists no source" >&2; exit 1; }
 # palloc'd memory is recorded by fuzz_support.c (see there), and errcode()
 # too, so that a harness can tell which ERROR it took back
 wraps=palloc,palloc0,palloc_extended,repalloc,pfree,pstrdup,pnstrdup

@@ -46,12 +46,12 @@
 # CHASH_CHURN_KEEP is set, to look at it).  CHASH_CHURN_SEED chooses
 # another plan of changes.
 #
-#   test/with-cluster.sh test/scripts/churn.sh
+#   test/bin/with-cluster.sh test/scripts/churn.sh
 set -euo pipefail
 shopt -s inherit_errexit
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-: "${PGHOST:?run under test/with-cluster.sh}"
+: "${PGHOST:?run under test/bin/with-cluster.sh}"
 here=$(cd "$(dirname "$0")/../churn" && pwd)
 db=chash_churn_$$
 clients=8

@@ -5,7 +5,7 @@
 # clients that are real servers (twemproxy, nginx, HAProxy), that they do.
 # (Redis Cluster: test/scripts/compat_redis.sh.)
 #
-#   test/with-cluster.sh test/scripts/compat.sh
+#   test/bin/with-cluster.sh test/scripts/compat.sh
 #
 # For each configuration below, a server list and at least 50,000 keys
 # (test/compat/keys.py: ASCII, Latin-1, CJK, emoji and other 4-byte UTF-8,
@@ -15,7 +15,7 @@
 # keys chash_lookup() routes elsewhere.  Any difference, or any client that
 # fails, fails the suite.
 #
-# Clients (installed by test/setup.sh):
+# Clients (installed by test/bin/setup.sh):
 #   libmemcached  libmemcached 1.1.4 (Debian), weighted ketama, through
 #                 memcached_generate_hash() (libmemcached_routes.c, built here)
 #   uhashring     python3-uhashring (Debian), HashRing(hash_fn='ketama')
@@ -643,7 +643,7 @@ if want dalli; then
 fi
 if [ ${#missing[@]} -gt 0 ]; then
 	printf '  MISSING  %s\n' "${missing[@]}" >&2
-	echo "compat: test/setup.sh installs what the clients need" >&2
+	echo "compat: test/bin/setup.sh installs what the clients need" >&2
 	exit 1
 fi
 

@@ -7,7 +7,7 @@
 # driver's Murmur3 tokens, its CQL serialisers and its replication
 # strategies, which its token-aware routing uses, are the reference.
 #
-#   test/with-cluster.sh test/scripts/compat_cassandra.sh
+#   test/bin/with-cluster.sh test/scripts/compat_cassandra.sh
 #
 # Each configuration is a cluster written as `nodetool ring` output: data
 # centres, racks, nodes with 1 to 256 random tokens (Up and Down, Normal,
@@ -58,7 +58,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 $py -c 'import cassandra, cassandra.cmurmur3' 2>/dev/null || {
-	echo "compat_cassandra: the driver is missing (test/setup.sh installs python3-cassandra)" >&2
+	echo "compat_cassandra: the driver is missing (test/bin/setup.sh installs python3-cassandra)" >&2
 	exit 1
 }
 echo "compat_cassandra: DataStax Python driver $($py -c 'import cassandra; print(cassandra.__version__)')"

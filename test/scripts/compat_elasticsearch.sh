@@ -5,7 +5,7 @@
 # routing_partition_size P, and every search routing the shards it visits.
 # (Unpartitioned routing is compat.sh's.)
 #
-#   test/with-cluster.sh test/scripts/compat_elasticsearch.sh
+#   test/bin/with-cluster.sh test/scripts/compat_elasticsearch.sh
 #
 # The reference is test/compat/es_routing.py: the hash by Debian's Lucene
 # (its StringHelper.murmurhash3_x86_32, after Elasticsearch's published
@@ -45,7 +45,7 @@ trap 'exit 130' INT TERM
 
 command -v java >/dev/null && command -v javac >/dev/null &&
 	compgen -G '/usr/share/java/lucene-core-*.jar' >/dev/null || {
-	echo "compat_elasticsearch: a JDK and Lucene's jar are needed (test/setup.sh installs openjdk-17-jdk-headless and liblucene8-java)" >&2
+	echo "compat_elasticsearch: a JDK and Lucene's jar are needed (test/bin/setup.sh installs openjdk-17-jdk-headless and liblucene8-java)" >&2
 	exit 1
 }
 

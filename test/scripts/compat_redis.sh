@@ -3,7 +3,7 @@
 # redis_cluster, filled by chash_ring_import() from a real cluster's CLUSTER
 # NODES, routes every key to the master the real cluster says serves it.
 #
-#   test/with-cluster.sh test/scripts/compat_redis.sh
+#   test/bin/with-cluster.sh test/scripts/compat_redis.sh
 #
 # Real redis-server processes (Debian's redis-server and redis-tools, 7.0;
 # test/compat/redis_cluster.py drives them) make clusters of 3, 5 and 7
@@ -63,7 +63,7 @@ trap 'exit 130' INT TERM
 
 for cmd in redis-server redis-cli; do
 	command -v $cmd >/dev/null || {
-		echo "compat_redis: $cmd is missing (test/setup.sh installs redis-server and redis-tools)" >&2
+		echo "compat_redis: $cmd is missing (test/bin/setup.sh installs redis-server and redis-tools)" >&2
 		exit 1
 	}
 done

@@ -5,7 +5,7 @@
 # as test/scripts/compat.sh, which checks the client libraries: make test
 # runs the two side by side.
 #
-#   test/with-cluster.sh test/scripts/compat_servers.sh
+#   test/bin/with-cluster.sh test/scripts/compat_servers.sh
 #
 # CHASH_COMPAT_CLIENTS narrows it to some of the three (and the other
 # settings of compat.sh apply).

@@ -18,7 +18,7 @@
 # comparison would prove nothing), and its transaction id must read as
 # aborted after recovery, or as unknown to the recovered server when none of
 # its WAL had been written (WAL buffers are shared memory, which the restart
-# reinitializes; test/with-cluster.sh's fsync=off loses nothing here, since
+# reinitializes; test/bin/with-cluster.sh's fsync=off loses nothing here, since
 # the kernel keeps what was written).
 #
 #   1. a transaction of three changes (a node added, the ring's vnodes by
@@ -39,13 +39,13 @@
 # database (and any prepared transaction of it) whatever happens; the
 # cluster stays usable for the suites after it.  Takes about 17 s.
 #
-#   test/with-cluster.sh test/scripts/crash.sh
+#   test/bin/with-cluster.sh test/scripts/crash.sh
 set -euo pipefail
 shopt -s inherit_errexit
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-: "${PGHOST:?run under test/with-cluster.sh}"
-: "${CHASH_PGLOG:?run under test/with-cluster.sh (the server log tells of the restarts)}"
+: "${PGHOST:?run under test/bin/with-cluster.sh}"
+: "${CHASH_PGLOG:?run under test/bin/with-cluster.sh (the server log tells of the restarts)}"
 db=chash_crash_$$
 gid=chash_crash_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-crash.XXXXXX")

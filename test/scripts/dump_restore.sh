@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pg_dump / pg_restore carry every ring.
 #
-# Against the server in PGHOST/PGPORT/PGUSER (test/with-cluster.sh provides
+# Against the server in PGHOST/PGPORT/PGUSER (test/bin/with-cluster.sh provides
 # one; chash installed but not created anywhere): creates a database with
 # rings of every kind of setting, dumps it in custom and in plain format,
 # restores each dump into a new database, and checks that the restored
@@ -14,7 +14,7 @@
 # Drops the databases it created, whatever happens.  Exits non-zero if
 # anything differs or any step fails.
 #
-#   test/with-cluster.sh test/scripts/dump_restore.sh
+#   test/bin/with-cluster.sh test/scripts/dump_restore.sh
 set -euo pipefail
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)

@@ -6,7 +6,7 @@
 # as Java strings refuses a node name that is not UTF-8 when it is added,
 # by function or plain DML, and the ring stays as it was.
 #
-#   test/with-cluster.sh test/scripts/encodings.sh
+#   test/bin/with-cluster.sh test/scripts/encodings.sh
 set -euo pipefail
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)

@@ -2,9 +2,9 @@
 # The mysql dialect of chash_migration_sql() moves exactly the rows that
 # chash says move, on a real MariaDB server.
 #
-#   test/with-cluster.sh test/scripts/migrate_mysql.sh
+#   test/bin/with-cluster.sh test/scripts/migrate_mysql.sh
 #
-# PostgreSQL (the cluster of test/with-cluster.sh, in a database of its own)
+# PostgreSQL (the cluster of test/bin/with-cluster.sh, in a database of its own)
 # holds the rings and the table items(id bigint, sku text, qty int), the
 # source of truth of the keys: ids from 1 up, large and negative ones, the
 # edges of 32- and 64-bit integers, and skus with non-ASCII text (4-byte
@@ -57,13 +57,13 @@
 #   CHASH_MYSQL_KEEP  if set, keep the working directory (server, plans, dumps)
 #
 # Needs the Debian packages mariadb-server-core and mariadb-client-core
-# (installed by test/setup.sh).
+# (installed by test/bin/setup.sh).
 # shellcheck disable=SC2016,SC2001	# `id` is MySQL quoting; sed indents
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-: "${PGHOST:?run under test/with-cluster.sh}"
+: "${PGHOST:?run under test/bin/with-cluster.sh}"
 export PGCLIENTENCODING=UTF8
 nrows=${CHASH_MYSQL_ROWS:-100000}
 db=chash_migrate_mysql_$$

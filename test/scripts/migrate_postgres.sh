@@ -3,7 +3,7 @@
 # PostgreSQL servers, and moves exactly the rows chash predicted: nothing
 # lost, nothing duplicated, nothing changed, nothing moved that should stay.
 #
-# The server in PGHOST/PGPORT/PGUSER (test/with-cluster.sh provides one;
+# The server in PGHOST/PGPORT/PGUSER (test/bin/with-cluster.sh provides one;
 # chash installed but not created anywhere) is the coordinator: in a
 # database of its own it gets chash, postgres_fdw, a local table `accounts`
 # (the source of truth, 200,000 rows) and, for each of five shard clusters
@@ -35,7 +35,7 @@
 # coordinator's database dropped, whatever happens.  Exits non-zero if any
 # check or step fails.
 #
-#   test/with-cluster.sh test/scripts/migrate_postgres.sh
+#   test/bin/with-cluster.sh test/scripts/migrate_postgres.sh
 #
 # CHASH_MIGRATE_FAULT=lose|duplicate|misroute|alter damages the shards after
 # the first migration, to see the checks fail.  CHASH_MIGRATE_PLANS=DIR
@@ -43,7 +43,7 @@
 set -euo pipefail
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-: "${PGHOST:?run under test/with-cluster.sh}"
+: "${PGHOST:?run under test/bin/with-cluster.sh}"
 rows=200000
 shards=5
 fault=${CHASH_MIGRATE_FAULT:-}

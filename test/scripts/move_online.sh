@@ -2,7 +2,7 @@
 # CALL chash_move_online moves the rows of a ring change between real
 # PostgreSQL shards while clients keep writing, and loses nothing.
 #
-# The server in PGHOST/PGPORT (test/with-cluster.sh provides one; chash
+# The server in PGHOST/PGPORT (test/bin/with-cluster.sh provides one; chash
 # installed but not created anywhere) is the coordinator; lib/shards.sh
 # starts four shard clusters (wal_level = logical, chash created, a table
 # users) and gives the coordinator a database with a server, a user
@@ -41,7 +41,7 @@
 # log (retries and the wait for its scheduled start included) and the write
 # block each move measured.
 #
-#   test/with-cluster.sh test/scripts/move_online.sh
+#   test/bin/with-cluster.sh test/scripts/move_online.sh
 set -euo pipefail
 suite=move_online
 shards=4

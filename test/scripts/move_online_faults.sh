@@ -58,7 +58,7 @@
 # row under its new key only, nothing else.  Nothing of a move is left on
 # any shard.
 #
-#   test/with-cluster.sh test/scripts/move_online_faults.sh
+#   test/bin/with-cluster.sh test/scripts/move_online_faults.sh
 set -euo pipefail
 suite=move_online_faults
 shards=4

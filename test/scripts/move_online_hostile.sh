@@ -48,7 +48,7 @@
 # After each move: every row exactly once on the node its ring names, as
 # it was, and nothing of a move left on any shard.
 #
-#   test/with-cluster.sh test/scripts/move_online_hostile.sh
+#   test/bin/with-cluster.sh test/scripts/move_online_hostile.sh
 set -euo pipefail
 suite=move_online_hostile
 shards=3

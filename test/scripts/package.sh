@@ -5,11 +5,11 @@
 #
 #   test/scripts/package.sh
 #
-# test/deb.sh builds build/deb/postgresql-NN-chash_VERSION_ARCH.deb first
+# test/bin/deb.sh builds build/deb/postgresql-NN-chash_VERSION_ARCH.deb first
 # when there is none, or when a file it is built from is newer (any file of
 # the tree but those of test/ outside test/sql/ and test/specs/).  Then, on a
-# throwaway cluster of its own (test/with-cluster.sh):
-#   1. the tree's build, installed by test/install.sh (no package owns its
+# throwaway cluster of its own (test/bin/with-cluster.sh):
+#   1. the tree's build, installed by test/bin/install.sh (no package owns its
 #      files): the routes and values of the queries below
 #   2. dpkg -i: chash.so, chash.control and every script of sql/ owned by
 #      the package, the package's extension files exactly those, chash.so
@@ -20,7 +20,7 @@
 #      EXTENSION failing for want of chash.control
 # dpkg -i overwrites the tree's files and dpkg -r deletes them, while the
 # later suites of make test need them: at the end, also when a check fails,
-# the package is removed if installed and test/install.sh installs the
+# the package is removed if installed and test/bin/install.sh installs the
 # tree's build again, checked.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -130,7 +130,7 @@ routes_names=$(routes_sql | grep -o "^SELECT '[a-z0-9]*|' ||" | cut -d"'" -f2 | 
 names_of() { cut -d'|' -f1 "$1" | tr '\n' ' '; }
 [ -n "$routes_names" ] || fail "no named values in the queries"
 
-# ---- in the cluster (test/with-cluster.sh runs this script again) ----------
+# ---- in the cluster (test/bin/with-cluster.sh runs this script again) ----------
 if [ "${1:-}" = --in-cluster ]; then
 	major=$2 deb=$3 tmp=$4 pkg=postgresql-$2-chash
 	pg_config=/usr/lib/postgresql/$major/bin/pg_config
@@ -150,7 +150,7 @@ if [ "${1:-}" = --in-cluster ]; then
 
 	say "1. the tree's build"
 	for f in "${files[@]}"; do
-		[ -f "$f" ] || fail "$f is not installed (test/install.sh)"
+		[ -f "$f" ] || fail "$f is not installed (test/bin/install.sh)"
 		same "owner of $f" "$(owner_of "$f")" -
 	done
 	"$bindir/createdb" chash_pkg_tree
@@ -267,7 +267,7 @@ arch=$(dpkg --print-architecture)
 deb=$root/build/deb/${pkg}_${version}_$arch.deb
 
 # build when there is no package, or a file the package is built from is
-# newer: the tree's files (as test/deb.sh copies them) but those of test/
+# newer: the tree's files (as test/bin/deb.sh copies them) but those of test/
 # other than the build's suites
 build=
 if [ ! -s "$deb" ]; then
@@ -286,8 +286,8 @@ else
 fi
 if [ -n "$build" ]; then
 	say "building the package: $build"
-	test/deb.sh 9<&-
-	[ -s "$deb" ] || fail "test/deb.sh made no $deb"
+	test/bin/deb.sh 9<&-
+	[ -s "$deb" ] || fail "test/bin/deb.sh made no $deb"
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/chash-package.XXXXXX")
@@ -302,8 +302,8 @@ restore() {
 		say "removing $pkg"
 		"${sudo[@]}" dpkg -r "$pkg" || bad=$((bad + 1))
 	fi
-	say "installing the tree's build again (test/install.sh)"
-	if PG_CONFIG=$pg_config test/install.sh; then
+	say "installing the tree's build again (test/bin/install.sh)"
+	if PG_CONFIG=$pg_config test/bin/install.sh; then
 		for f in "$("$pg_config" --pkglibdir)/chash.so" "$("$pg_config" --sharedir)/extension/chash.control" \
 			$(printf '%s\n' sql/chash--*.sql | sed "s|^sql/|$("$pg_config" --sharedir)/extension/|"); do
 			if [ -f "$f" ] && [ "$(owner_of "$f")" = - ]; then
@@ -319,7 +319,7 @@ restore() {
 			bad=$((bad + 1))
 		fi
 	else
-		echo "package: FAIL test/install.sh" >&2
+		echo "package: FAIL test/bin/install.sh" >&2
 		bad=$((bad + 1))
 	fi
 	rm -rf "$tmp"
@@ -332,8 +332,8 @@ restore() {
 trap restore EXIT
 trap 'exit 130' INT TERM
 
-PG_CONFIG=$pg_config test/install.sh
+PG_CONFIG=$pg_config test/bin/install.sh
 chmod 755 "$tmp"
 start=$(date +%s)
-version=$version PG_CONFIG=$pg_config test/with-cluster.sh "$self" --in-cluster "$major" "$deb" "$tmp" 9<&-
+version=$version PG_CONFIG=$pg_config test/bin/with-cluster.sh "$self" --in-cluster "$major" "$deb" "$tmp" 9<&-
 say "installed, checked and removed $pkg $version in $(($(date +%s) - start)) s"

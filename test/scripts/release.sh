@@ -6,7 +6,7 @@
 # needs; LICENSE is the licence META.json names; and `make dist` gives a
 # tarball of the committed tree that builds and installs with PGXS alone.
 #
-#   test/with-cluster.sh test/scripts/release.sh
+#   test/bin/with-cluster.sh test/scripts/release.sh
 #
 # CHASH_RELEASE_NO_DIST=1 leaves make dist out (a tree without git).
 set -euo pipefail

@@ -4,11 +4,11 @@
 # ring once per change, also while the primary has a transaction with more
 # subtransactions than a standby snapshot can list.
 #
-#   test/with-cluster.sh test/scripts/standby.sh    (the cluster is the primary)
+#   test/bin/with-cluster.sh test/scripts/standby.sh    (the cluster is the primary)
 set -euo pipefail
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-: "${PGHOST:?run under test/with-cluster.sh}"
+: "${PGHOST:?run under test/bin/with-cluster.sh}"
 primary_host=$PGHOST
 primary_port=$PGPORT
 db=chash_standby_$$

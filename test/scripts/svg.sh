@@ -2,7 +2,7 @@
 # The pictures chash draws are valid standalone SVG 1.1 that a real renderer
 # draws: for rings of every kind, xmllint (libxml2) parses each one and
 # rsvg-convert (librsvg) renders it to PNG.  Runs against the server in
-# PGHOST/PGPORT (test/with-cluster.sh provides one), in a database of its
+# PGHOST/PGPORT (test/bin/with-cluster.sh provides one), in a database of its
 # own, dropped at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,7 +20,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 for tool in xmllint rsvg-convert; do
-	command -v "$tool" >/dev/null || { echo "svg: $tool is not installed (test/setup.sh installs it)" >&2; exit 1; }
+	command -v "$tool" >/dev/null || { echo "svg: $tool is not installed (test/bin/setup.sh installs it)" >&2; exit 1; }
 done
 
 psql=("$bindir/psql" -X -q -v ON_ERROR_STOP=1 -d "$db")

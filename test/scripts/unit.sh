@@ -3,7 +3,7 @@
 # finding owners on rings of chosen positions (test/unit/ring_test.c), and
 # the costly calls of computed placements: preference lists, zone picks and
 # ownership, and their checks for interrupts (test/unit/placement_test.c),
-# against plain references.  The pure code (test/pure-code.sh) is compiled
+# against plain references.  The pure code (test/bin/pure-code.sh) is compiled
 # here from src/ with AddressSanitizer and UBSan, so that a read past a
 # ring's arrays fails the suite even where it happens to give the right
 # owner, and seeing only the pure layers' headers; first, every file's
@@ -14,23 +14,23 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 pg_config=${PG_CONFIG:-pg_config}
-libs=$(PG_CONFIG=$pg_config test/pgcommon-dir.sh)
+libs=$(PG_CONFIG=$pg_config test/bin/pgcommon-dir.sh)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-unit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # the includes of every file of src/ go down the layers (src/README.md)
-test/pure-code.sh layers
+test/bin/pure-code.sh layers
 
 # each source compiled once, two at a time, for both tests.  The pure code
-# (test/pure-code.sh) is compiled seeing only the pure layers' headers: a
+# (test/bin/pure-code.sh) is compiled seeing only the pure layers' headers: a
 # file that reaches for the catalog or function layers fails here.
-test/pure-code.sh include "$work/include"
+test/bin/pure-code.sh include "$work/include"
 cflags=(-O1 -g -Wall -ffp-contract=off -fsanitize=address,undefined -fno-sanitize-recover=all
 	-I"$("$pg_config" --includedir-server)" -I"$work/include")
 printf '%s\n' "${cflags[@]}" >"$work/cflags"
-mapfile -t pure < <(test/pure-code.sh sources)
-[ ${#pure[@]} -gt 0 ] || { echo "unit: test/pure-code.sh lists no source" >&2; exit 1; }
+mapfile -t pure < <(test/bin/pure-code.sh sources)
+[ ${#pure[@]} -gt 0 ] || { echo "unit: test/bin/pure-code.sh lists no source" >&2; exit 1; }
 # an object a source, named by its path (src/hash/haproxy.c and
 # src/placement/algorithms/haproxy.c are two files)
 object() {

@@ -15,11 +15,11 @@
 # update made from the same sources, so this is what proves the hand-written
 # parts of the updates (sql/updates/) right.  Any difference fails.
 #
-# Against the server in PGHOST/PGPORT/PGUSER (test/with-cluster.sh provides
+# Against the server in PGHOST/PGPORT/PGUSER (test/bin/with-cluster.sh provides
 # one; chash installed but not created anywhere).  Drops the databases it
 # created, whatever happens.
 #
-#   test/with-cluster.sh test/scripts/upgrade_equals_fresh.sh
+#   test/bin/with-cluster.sh test/scripts/upgrade_equals_fresh.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

@@ -4,7 +4,7 @@
  *		programs that run that code outside PostgreSQL: the unit test
  *		(test/unit/ring_test.c) and make bench's core_bench.c.
  *
- * The pure code (test/pure-code.sh: src/common, src/hash, src/placement)
+ * The pure code (test/bin/pure-code.sh: src/common, src/hash, src/placement)
  * is pure: it allocates with palloc and reports errors with ereport, and
  * nothing else of the server.  palloc, StringInfo, UTF-8 and sorting come
  * from PostgreSQL's own frontend libraries (libpgcommon, libpgport); this

@@ -2,7 +2,7 @@
 #
 # Before sourcing, set: suite (the suite's name, for messages) and shards
 # (how many clusters).  The server in PGHOST/PGPORT is the coordinator
-# (test/with-cluster.sh provides one; chash installed there but created
+# (test/bin/with-cluster.sh provides one; chash installed there but created
 # nowhere).  Gives:
 #
 #   start_shards           the clusters, each on a Unix socket of its own in
@@ -50,7 +50,7 @@
 # The clusters are stopped and removed, and $db dropped, whatever happens.
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
-: "${PGHOST:?run under test/with-cluster.sh}"
+: "${PGHOST:?run under test/bin/with-cluster.sh}"
 : "${suite:?set suite before sourcing lib/shards.sh}"
 : "${shards:?set shards before sourcing lib/shards.sh}"
 shard_settings=${shard_settings:-}

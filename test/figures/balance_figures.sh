@@ -5,7 +5,7 @@
 # beside 1,000,000 real keys (chash_key_distribution), for the ring and
 # ketama algorithms.
 #
-#   make figures        (or: test/with-cluster.sh test/balance_figures.sh)
+#   make figures        (or: test/bin/with-cluster.sh test/figures/balance_figures.sh)
 set -euo pipefail
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 db=chash_figures_$$

@@ -2,14 +2,14 @@
 # Run a command against a throwaway PostgreSQL cluster, then stop it and
 # remove it, whatever the command's outcome.
 #
-#   test/with-cluster.sh COMMAND [ARG...]
+#   test/bin/with-cluster.sh COMMAND [ARG...]
 #
 # The cluster listens on a Unix socket in a private directory only.  As
 # root it runs as the postgres user (PostgreSQL will not run as root).
 # JIT is off (CHASH_JIT=on for PostgreSQL's default): the suites' checking
 # queries cost enough to be compiled, which took more time than they ran,
 # and JIT decides nothing of chash's results; the regression and
-# isolation suites turn it back on for their sessions (test/run-suites.sh).
+# isolation suites turn it back on for their sessions (test/bin/run-suites.sh).
 # The command gets PGHOST, PGPORT, PGUSER and PGDATABASE, and CHASH_PGDATA,
 # CHASH_PGLOG for tests that look at the server itself.
 set -euo pipefail

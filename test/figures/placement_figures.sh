@@ -9,7 +9,7 @@
 # fraction of the keys that move when a node is added and when a middle
 # one is removed.
 #
-#   make figures        (or: test/with-cluster.sh test/placement_figures.sh)
+#   make figures        (or: test/bin/with-cluster.sh test/figures/placement_figures.sh)
 set -euo pipefail
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 db=chash_placements_$$

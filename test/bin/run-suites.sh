@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test suite: the pg_regress and isolation suites of the Makefile and
 # every script in test/scripts/, in lanes side by side.  Each lane is a
-# throwaway cluster of its own (test/with-cluster.sh) that takes the next
+# throwaway cluster of its own (test/bin/with-cluster.sh) that takes the next
 # suite from one queue, the slowest first, until none is left: suites that
 # start their own servers take free ports and private socket directories,
 # so lanes share nothing but the machine.  The suites that change the
@@ -10,7 +10,7 @@
 # first), the log of each failed suite, and as the last line
 # "N passed, N failed".  Fails if any suite failed or none ran.
 #
-#   test/run-suites.sh [SUITE...]     default: every suite (REGRESS,
+#   test/bin/run-suites.sh [SUITE...]     default: every suite (REGRESS,
 #                                     ISOLATION and the scripts' names)
 #
 # CHASH_LANES          lanes side by side (default 3)
@@ -22,7 +22,7 @@
 #                      directory under ${TMPDIR:-/tmp}, kept when a suite
 #                      fails, removed when all passed)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 
 # The checks a script's log counts, as the scripts print them: their own
@@ -99,7 +99,7 @@ if [ "${1:-}" = lane ]; then
 			# the package that package installs, built here beside the
 			# other suites (it touches nothing installed); package builds
 			# it again if this failed, and fails then
-			test/deb.sh >"$log" 2>&1 9<&- || echo "== package-deb: test/deb.sh failed ($log)"
+			test/bin/deb.sh >"$log" 2>&1 9<&- || echo "== package-deb: test/bin/deb.sh failed ($log)"
 			continue
 		fi
 		case $suite in
@@ -108,7 +108,7 @@ if [ "${1:-}" = lane ]; then
 			mkdir -p "$out"
 			ln -sfn "$root/expected" "$out/expected"
 			if [ "$suite" = REGRESS ]; then only=(ISOLATION=); else only=(REGRESS=); fi
-			# with PostgreSQL's default JIT, which test/with-cluster.sh turns off
+			# with PostgreSQL's default JIT, which test/bin/with-cluster.sh turns off
 			bounded "$log" env PGOPTIONS="${PGOPTIONS:-} -c jit=on" \
 				make -s installcheck "${only[@]}" CHASH_OUTPUTDIR="$out"
 			rc=$?
@@ -188,7 +188,7 @@ start=$(date +%s)
 echo "run-suites: $(grep -cvx package-deb "$queue") suites in $lanes lanes, then ${alone[*]} alone; logs in $logs"
 pids=()
 for ((i = 1; i <= lanes; i++)); do
-	test/with-cluster.sh "$0" lane "$queue" "$logs" &
+	test/bin/with-cluster.sh "$0" lane "$queue" "$logs" &
 	pids+=($!)
 done
 lane_failed=0
@@ -198,7 +198,7 @@ done
 for s in "${alone[@]}"; do
 	want "$s" || continue
 	echo "$s" >"$queue"
-	test/with-cluster.sh "$0" lane "$queue" "$logs" || lane_failed=1
+	test/bin/with-cluster.sh "$0" lane "$queue" "$logs" || lane_failed=1
 done
 
 # every suite wanted has a result: one a lane lost (its cluster failed to

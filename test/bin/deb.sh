@@ -9,7 +9,7 @@
 # ISOLATION suites against the packaged files (debian/rules).  Prints the
 # paths of the packages; the build's log is build/deb/build.log.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 out=$root/build/deb
 
@@ -23,9 +23,9 @@ packages=(
 	postgresql-all postgresql-server-dev-all
 	libxxhash-dev zlib1g-dev nettle-dev
 )
-# (postgresql-all may bring a server new here: test/apt-install.sh keeps
+# (postgresql-all may bring a server new here: test/bin/apt-install.sh keeps
 # Debian from creating and starting its default cluster)
-test/apt-install.sh deb "${packages[@]}"
+test/bin/apt-install.sh deb "${packages[@]}"
 
 # the package's version carries chash.control's
 version=$(dpkg-parsechangelog -S Version)

@@ -2,7 +2,7 @@
 # Build and install chash into PostgreSQL's directories: directly when they
 # are writable (root, or a PostgreSQL of one's own), else through sudo.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 make -s -j"$(nproc)" all
 pg_config=${PG_CONFIG:-pg_config}

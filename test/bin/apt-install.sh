@@ -4,7 +4,7 @@
 # server package is among them, Debian is told first not to create and
 # start its default cluster (a throwaway project has no use for one).
 #
-#   test/apt-install.sh WHO PACKAGE...      (WHO begins the messages)
+#   test/bin/apt-install.sh WHO PACKAGE...      (WHO begins the messages)
 set -euo pipefail
 who=$1
 shift

@@ -3,10 +3,10 @@
 # src/hash, src/placement and its algorithms; see src/README.md), which the
 # unit test, the fuzzers and make bench build outside the server.
 #
-#   test/pure-code.sh sources      the files, one a line, from the folders
-#   test/pure-code.sh include DIR  makes DIR an include directory that holds
+#   test/bin/pure-code.sh sources      the files, one a line, from the folders
+#   test/bin/pure-code.sh include DIR  makes DIR an include directory that holds
 #                                  the pure layers' folders only
-#   test/pure-code.sh layers       checks that every file of src/ includes
+#   test/bin/pure-code.sh layers       checks that every file of src/ includes
 #                                  chash's headers of its own layer and of
 #                                  those below only
 #
@@ -14,7 +14,7 @@
 # the catalog or function layers (metadata/, functions/) does not compile:
 # the build enforces the layering, and one list serves every build.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 pure_layers=(common hash placement)
 # every layer, from the bottom up; chash.c, the module entry, is above all

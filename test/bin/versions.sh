@@ -9,7 +9,7 @@
 # each) and package (Debian's packaging knows only the majors installed as
 # packages); release leaves out make dist, which needs git.
 #
-#   test/versions.sh [MAJOR...]        default: every major of the table
+#   test/bin/versions.sh [MAJOR...]        default: every major of the table
 #
 # CHASH_PG_CACHE    the cache (default /var/cache/chash-pg as root, else
 #                   ~/.cache/chash-pg); a major's build is reused as long
@@ -24,7 +24,7 @@
 # upstream tarball of the source package is built as it is: Debian's patches
 # change packaging paths, not what an extension sees.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 # the suites not run per major (above)
 per_major_skip="compat compat_servers compat_redis migrate_mysql package"
 
@@ -65,8 +65,8 @@ chmod 755 "$cache"
 # what building PostgreSQL needs beyond make test's own packages: bison and
 # flex (tarballs of 17 and later carry no generated parsers), gpgv, xz; and
 # debootstrap for majors served only as binary packages (below)
-test/setup.sh
-test/apt-install.sh test-versions bison flex gpgv xz-utils debootstrap
+test/bin/setup.sh
+test/bin/apt-install.sh test-versions bison flex gpgv xz-utils debootstrap
 
 say() { echo "test-versions: $*" >&2; }
 
@@ -351,7 +351,7 @@ run_in_sid_root() {
 	chroot "$root" env PG_CONFIG="$pg_config" PG_MAJOR="$major" \
 		CHASH_SKIP_SCRIPTS="$per_major_skip" CHASH_RELEASE_NO_DIST=1 \
 		CHASH_SUITE_RESULTS=/build/suites.txt \
-		sh -c 'cd /build/chash && test/install.sh && test/run-suites.sh' 2>&1 |
+		sh -c 'cd /build/chash && test/bin/install.sh && test/bin/run-suites.sh' 2>&1 |
 		sed "s/^/[$major] /" || true
 	sid_umount "$root"
 	sid_mounted=
@@ -427,10 +427,10 @@ for major in "${majors[@]}"; do
 	(
 		cd "$tree"
 		export PG_CONFIG=$prefix/bin/pg_config
-		test/install.sh
+		test/bin/install.sh
 		CHASH_SKIP_SCRIPTS="$per_major_skip" CHASH_RELEASE_NO_DIST=1 \
 			CHASH_SUITE_RESULTS=$suites \
-			test/run-suites.sh
+			test/bin/run-suites.sh
 	) 2>&1 | sed "s/^/[$major] /" || true
 	took=$(($(date +%s) - suites_start))
 	passed=$(grep -c ' passed$' "$suites" || true)

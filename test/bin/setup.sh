@@ -3,7 +3,7 @@
 # Debian packages through apt-get (as root, or through sudo), and the npm
 # packages of the compatibility suite through npm.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 PG_MAJOR=${PG_MAJOR:-15}
 packages=(
@@ -33,7 +33,7 @@ packages=(
 	# an XML parser and an SVG renderer, to check chash's pictures
 	libxml2-utils librsvg2-bin
 	# Debian's packaging of PostgreSQL extensions, for make deb and the
-	# package suite (test/deb.sh, test/scripts/package.sh)
+	# package suite (test/bin/deb.sh, test/scripts/package.sh)
 	debhelper postgresql-server-dev-all postgresql-all
 )
 # Node.js and npm for npm's hashring, unless a Node.js with npm is there
@@ -47,5 +47,5 @@ install_npm_packages() {
 	fi
 }
 
-test/apt-install.sh setup "${packages[@]}"
+test/bin/apt-install.sh setup "${packages[@]}"
 install_npm_packages
