@@ -28,6 +28,18 @@ CREATE OR REPLACE FUNCTION chash_position(ring text, key uuid) RETURNS bigint
 COMMENT ON FUNCTION chash_position(text, uuid) IS
 	'where a uuid key falls on the ring: its key hash, as bigint';
 
+CREATE OR REPLACE FUNCTION chash_position(ring text, key smallint) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'chash_position_int2'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_position(text, smallint) IS
+	'where a smallint key falls on the ring: its key hash, as bigint';
+
+CREATE OR REPLACE FUNCTION chash_position(ring text, key anyelement) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'chash_position_any'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_position(text, anyelement) IS
+	'where a key of another type falls on the ring, hashed as its text (types whose text depends on settings are refused): its key hash, as bigint';
+
 CREATE OR REPLACE FUNCTION chash_hash(hash text, key text) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'chash_hash_text'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

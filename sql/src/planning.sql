@@ -52,7 +52,7 @@ CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text,
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	key_expr text := chash.key_expr(key_column, chash.key_column_type(relation, key_column));
+	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
 BEGIN
 	PERFORM chash.plan_kind(from_ring, to_ring);
 	RETURN QUERY EXECUTE format($q$
@@ -75,7 +75,7 @@ CREATE OR REPLACE FUNCTION chash_move_summary(from_ring text, to_ring text,
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	key_expr text := chash.key_expr(key_column, chash.key_column_type(relation, key_column));
+	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
 BEGIN
 	IF chash.plan_kind(from_ring, to_ring) = 'keys' THEN
 		-- no ranges to weigh: the keys only (fraction NULL)
@@ -298,6 +298,14 @@ BEGIN
 						 @extschema@.chash_lookup(to_ring, u.k::bytea) AS t
 				  FROM unnest(keys) AS u(k) OFFSET 0) s
 			WHERE s.f <> s.t;
+	ELSIF key_type IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype, 'uuid'::regtype) THEN
+		-- as chash_lookup routes them (in binary on cassandra_murmur3 rings)
+		RETURN QUERY
+			SELECT s.k, s.f, s.t
+			FROM (SELECT u.k, @extschema@.chash_lookup(from_ring, u.k) AS f,
+						 @extschema@.chash_lookup(to_ring, u.k) AS t
+				  FROM unnest(keys) AS u(k) OFFSET 0) s
+			WHERE s.f <> s.t;
 	ELSE
 		RETURN QUERY
 			SELECT s.k, s.f, s.t
@@ -310,6 +318,26 @@ END
 $$;
 COMMENT ON FUNCTION chash_moved_keys(text, text, anyarray) IS
 	'every key of an array whose owner differs between two rings, typed as the array''s elements';
+
+-- What the plans and reports route a key column by: the column itself
+-- where chash_lookup has its type's own form (bytea, integers, uuid; a
+-- cassandra_murmur3 ring hashes those in binary, as CQL serialises them),
+-- its text otherwise, which is how chash_lookup hashes any other type.
+-- (not STRICT, as chash.key_expr below)
+CREATE OR REPLACE FUNCTION chash.routing_key_expr(key_column name, key_type regtype)
+	RETURNS text
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT CASE WHEN key_type IS NULL THEN NULL
+			WHEN (SELECT CASE WHEN y.typtype = 'd' THEN y.typbasetype ELSE y.oid END
+				  FROM pg_type y WHERE y.oid = key_type)
+				 IN ('bytea'::regtype, 'smallint'::regtype, 'integer'::regtype,
+					 'bigint'::regtype, 'uuid'::regtype) THEN quote_ident(key_column)
+			ELSE quote_ident(key_column) || '::text' END
+$$;
+COMMENT ON FUNCTION chash.routing_key_expr(name, regtype) IS
+	'the expression the plans and reports route a key column by: the column for bytea, integer and uuid columns, its text otherwise';
 
 -- (not STRICT: a strict call with a NULL constant would not evaluate
 -- chash.key_column_type, which names the NULL argument)

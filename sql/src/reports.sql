@@ -28,7 +28,7 @@ CREATE OR REPLACE FUNCTION chash_key_distribution(ring text, relation regclass, 
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	key_expr text := chash.key_expr(key_column, chash.key_column_type(relation, key_column));
+	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
 BEGIN
 	IF ring IS NULL THEN
 		RAISE EXCEPTION USING

@@ -95,6 +95,46 @@ CREATE OR REPLACE FUNCTION chash_lookup_n(ring text, key uuid, n integer, distin
 COMMENT ON FUNCTION chash_lookup_n(text, uuid, integer, boolean) IS
 	'chash_lookup_n of a uuid key (hashed as its canonical text), by zones if asked';
 
+-- Keys of other types: smallint as an integer, and any type whose text
+-- no setting changes (numeric, boolean, an enum, ...) as that text, as the
+-- plans hash them; a type whose text depends on settings (timestamptz,
+-- date, real, ...) is refused with the plans' error
+CREATE OR REPLACE FUNCTION chash_lookup(ring text, key smallint) RETURNS text
+	AS 'MODULE_PATHNAME', 'chash_lookup_int2'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_lookup(text, smallint) IS
+	'the node that owns a smallint key (hashed as its decimal text)';
+
+CREATE OR REPLACE FUNCTION chash_lookup(ring text, key anyelement) RETURNS text
+	AS 'MODULE_PATHNAME', 'chash_lookup_any'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_lookup(text, anyelement) IS
+	'the node that owns a key of another type (hashed as its text, as the plans hash it; types whose text depends on settings are refused)';
+
+CREATE OR REPLACE FUNCTION chash_lookup_n(ring text, key smallint, n integer) RETURNS text[]
+	AS 'MODULE_PATHNAME', 'chash_lookup_n_int2'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_lookup_n(text, smallint, integer) IS
+	'the first n distinct nodes clockwise from a smallint key (a preference list; the first is chash_lookup''s)';
+
+CREATE OR REPLACE FUNCTION chash_lookup_n(ring text, key anyelement, n integer) RETURNS text[]
+	AS 'MODULE_PATHNAME', 'chash_lookup_n_any'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_lookup_n(text, anyelement, integer) IS
+	'the first n distinct nodes clockwise from a key of another type, hashed as its text (a preference list; the first is chash_lookup''s)';
+
+CREATE OR REPLACE FUNCTION chash_lookup_n(ring text, key smallint, n integer, distinct_zones boolean) RETURNS text[]
+	AS 'MODULE_PATHNAME', 'chash_lookup_n_int2'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_lookup_n(text, smallint, integer, boolean) IS
+	'chash_lookup_n of a smallint key (hashed as its decimal text), by zones if asked';
+
+CREATE OR REPLACE FUNCTION chash_lookup_n(ring text, key anyelement, n integer, distinct_zones boolean) RETURNS text[]
+	AS 'MODULE_PATHNAME', 'chash_lookup_n_any'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash_lookup_n(text, anyelement, integer, boolean) IS
+	'chash_lookup_n of a key of another type (hashed as its text), by zones if asked';
+
 -- Elasticsearch indices of routing_partition_size > 1
 CREATE OR REPLACE FUNCTION chash_lookup_partitioned(ring text, routing text, id text,
 										 routing_partition_size integer)

@@ -17,10 +17,14 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/primnodes.h"
+#include "nodes/value.h"
+#include "parser/parse_coerce.h"
+#include "parser/parse_func.h"
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
@@ -59,6 +63,14 @@ typedef struct NodeTexts
  */
 #define CALL_NODE_TEXTS 2
 
+/* How a key of any other type becomes text: see call_key_text */
+typedef enum KeyTextHow
+{
+	KEY_TEXT_OUTPUT,			/* its output function */
+	KEY_TEXT_CAST,				/* its cast to text */
+	KEY_TEXT_AS_IS				/* it is text (binary-coercible) */
+} KeyTextHow;
+
 /*
  * What a routing function keeps between calls: the ring it resolved, for
  * which snapshot, and the cache generation that ring belongs to.
@@ -81,6 +93,14 @@ typedef struct RingCallCache
 	 */
 	int			last_texts;
 	NodeTexts	node_texts[CALL_NODE_TEXTS];
+
+	/*
+	 * Keys of any other type (CHASH_KEY_ANY): the type, checked once, and
+	 * how it becomes text (call_key_text)
+	 */
+	Oid			key_type;		/* InvalidOid until the first such key */
+	KeyTextHow	key_text_how;
+	FmgrInfo	key_text_fn;
 } RingCallCache;
 
 /*
@@ -275,10 +295,95 @@ typedef enum ChashKeyType
 {
 	CHASH_KEY_TEXT,				/* its UTF-8 bytes */
 	CHASH_KEY_BYTEA,			/* its bytes */
+	CHASH_KEY_INT2,				/* its decimal text */
 	CHASH_KEY_INT4,				/* its decimal text */
 	CHASH_KEY_INT8,				/* its decimal text */
-	CHASH_KEY_UUID				/* its canonical lower-case text */
+	CHASH_KEY_UUID,				/* its canonical lower-case text */
+	CHASH_KEY_ANY				/* its text, as its output function writes it */
 } ChashKeyType;
+
+/*
+ * How a key of any other type (argument 1) becomes its text: as the plans'
+ * key::text makes it, by the type's cast to text where it has one
+ * (boolean's "true", inet's address with its mask), else by its output
+ * function.  The type is checked once a call site, by the plans' own
+ * check: a type whose text depends on session settings would route
+ * differently per session.
+ */
+static pg_noinline void
+call_key_text_resolve(FunctionCallInfo fcinfo)
+{
+	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, 1);
+	Oid			argtypes[1] = {REGTYPEOID};
+	Oid			check;
+	Oid			fn = InvalidOid;
+	FmgrInfo	check_fn;
+	LOCAL_FCINFO(check_call, 1);
+	Datum		settings;
+	bool		varlena;
+
+	if (!OidIsValid(type))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+				 errmsg("could not determine the type of the key")));
+	/* the plans' check (sql/src/planning.sql), and the plans' error */
+	check = LookupFuncName(list_make2(makeString("chash"),
+									  makeString("key_text_settings")),
+						   1, argtypes, false);
+	fmgr_info(check, &check_fn);
+	InitFunctionCallInfoData(*check_call, &check_fn, 1, InvalidOid, NULL, NULL);
+	check_call->args[0].value = ObjectIdGetDatum(type);
+	check_call->args[0].isnull = false;
+	settings = FunctionCallInvoke(check_call);
+	if (!check_call->isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("keys of type %s have a text that depends on settings",
+						format_type_be(type)),
+				 errdetail("Keys are hashed by their text, and the text of type %s depends on %s: sessions with other settings would route them elsewhere.",
+						   format_type_be(type),
+						   TextDatumGetCString(settings)),
+				 errhint("Pass the keys as the text, integers or bytea the application routes by.")));
+	switch (find_coercion_pathway(TEXTOID, getBaseType(type), COERCION_EXPLICIT,
+								&fn))
+	{
+		case COERCION_PATH_FUNC:
+			cc->key_text_how = KEY_TEXT_CAST;
+			break;
+		case COERCION_PATH_RELABELTYPE:
+			cc->key_text_how = KEY_TEXT_AS_IS;
+			break;
+		default:
+			cc->key_text_how = KEY_TEXT_OUTPUT;
+			getTypeOutputInfo(type, &fn, &varlena);
+			break;
+	}
+	if (OidIsValid(fn))
+		fmgr_info_cxt(fn, &cc->key_text_fn, fcinfo->flinfo->fn_mcxt);
+	cc->key_type = type;
+}
+
+/* The text of key argument argno of any other type, as key::text makes it */
+static inline char *
+call_key_text(FunctionCallInfo fcinfo, int argno)
+{
+	RingCallCache *cc = (RingCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (unlikely(!OidIsValid(cc->key_type)))
+		call_key_text_resolve(fcinfo);
+	switch (cc->key_text_how)
+	{
+		case KEY_TEXT_OUTPUT:
+			return OutputFunctionCall(&cc->key_text_fn, PG_GETARG_DATUM(argno));
+		case KEY_TEXT_CAST:
+			return text_to_cstring(DatumGetTextPP(FunctionCall1(&cc->key_text_fn,
+																PG_GETARG_DATUM(argno))));
+		case KEY_TEXT_AS_IS:
+			return text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	}
+	pg_unreachable();
+}
 
 /*
  * Whether the call's text keys are hashed as they are: the database's
@@ -361,6 +466,24 @@ hash_key_arg(const ChashHashFunction *hash, const char *tag, bool utf8_as_is,
 										 (const unsigned char *) VARDATA_ANY(b),
 										 VARSIZE_ANY_EXHDR(b));
 			}
+		case CHASH_KEY_ANY:
+			{
+				char	   *s = call_key_text(fcinfo, argno);
+				uint64		h;
+
+				if (likely(utf8_as_is))
+					h = chash_hash_tagged(hash, tag, (const unsigned char *) s,
+										  strlen(s));
+				else
+					h = hash_server_text(hash, tag, s, strlen(s));
+				pfree(s);
+				return h;
+			}
+		case CHASH_KEY_INT2:
+			if (unlikely(hash->binary_keys))
+				return hash_binary_key(hash, tag, PG_GETARG_INT16(argno), 2);
+			len = pg_lltoa(PG_GETARG_INT16(argno), buf);
+			break;
 		case CHASH_KEY_INT4:
 			if (unlikely(hash->binary_keys))
 				return hash_binary_key(hash, tag, PG_GETARG_INT32(argno), 4);
@@ -428,6 +551,27 @@ key_arg_bytes(const ChashPlacement *ring, bool utf8_as_is,
 				*len = VARSIZE_ANY_EXHDR(b);
 				break;
 			}
+		case CHASH_KEY_ANY:
+			{
+				char	   *s = call_key_text(fcinfo, argno);
+				int			blen = strlen(s);
+
+				data = (const unsigned char *) s;
+				if (!utf8_as_is)
+				{
+					data = (const unsigned char *)
+						chash_text_bytes(s, blen, &blen);
+					if ((const char *) data != s)
+						pfree(s);
+				}
+				*to_free = (char *) data;
+				*len = blen;
+				break;
+			}
+		case CHASH_KEY_INT2:
+			value = PG_GETARG_INT16(argno);
+			size = 2;
+			break;
 		case CHASH_KEY_INT4:
 			value = PG_GETARG_INT32(argno);
 			size = 4;
@@ -609,6 +753,8 @@ CHASH_ROUTING_FUNCTIONS(bytea, CHASH_KEY_BYTEA)
 CHASH_ROUTING_FUNCTIONS(int4, CHASH_KEY_INT4)
 CHASH_ROUTING_FUNCTIONS(int8, CHASH_KEY_INT8)
 CHASH_ROUTING_FUNCTIONS(uuid, CHASH_KEY_UUID)
+CHASH_ROUTING_FUNCTIONS(int2, CHASH_KEY_INT2)
+CHASH_ROUTING_FUNCTIONS(any, CHASH_KEY_ANY)
 
 /*
  * The ring of a call of chash_lookup_partitioned: an elasticsearch ring
