@@ -75,3 +75,89 @@ CREATE OR REPLACE FUNCTION chash_ring_create(ring text,
 COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text, text, text) IS
 	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli, elasticsearch or envoy_ring_hash; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
 
+
+/*
+ * The cutover of a batch migration: ring takes planned's settings and
+ * nodes (their order, targets, tokens and slots) in one statement's worth
+ * of catalog changes, which the catalog's trigger checks, versions and
+ * makes every backend's cache see, as for any change.  The planned copy
+ * is dropped unless asked not to.  Rings in an online move under way are
+ * refused: chash_move_online switches them itself.
+ */
+CREATE OR REPLACE FUNCTION chash_ring_switch(ring text, planned text,
+											 drop_planned boolean DEFAULT true)
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	target_ring text := ring;
+	planned_ring text := planned;
+	moving text;
+	nodes integer;
+BEGIN
+	IF target_ring IS NULL OR planned_ring IS NULL OR drop_planned IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring, planned and drop_planned must not be null';
+	END IF;
+	IF target_ring = planned_ring THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" cannot be switched to itself', chash.message_name(target_ring)),
+			HINT = 'Copy the ring with chash_ring_copy(), change the copy, move the rows, then switch the ring to the copy.';
+	END IF;
+	IF NOT (has_table_privilege('chash.ring_config', 'UPDATE')
+			AND has_table_privilege('chash.ring_config', 'DELETE')
+			AND has_table_privilege('chash.node_config', 'INSERT')
+			AND has_table_privilege('chash.node_config', 'DELETE')) THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied to change ring "%s"', chash.message_name(target_ring)),
+			DETAIL = 'A switch needs UPDATE and DELETE privileges on table chash.ring_config, and INSERT and DELETE privileges on table chash.node_config.',
+			HINT = 'Rings are changed by the owner of the chash extension, or by roles it grants these privileges to.';
+	END IF;
+	-- both rows locked, in name order, before anything is read
+	PERFORM FROM chash.ring_config c WHERE c.ring IN (target_ring, planned_ring)
+	ORDER BY c.ring FOR UPDATE;
+	IF NOT EXISTS (SELECT FROM chash.ring_config c WHERE c.ring = target_ring) THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(target_ring));
+	END IF;
+	IF NOT EXISTS (SELECT FROM chash.ring_config c WHERE c.ring = planned_ring) THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(planned_ring));
+	END IF;
+	SELECT m.from_ring INTO moving FROM chash.online_moves m
+	WHERE m.step <> 'done'
+	  AND (m.from_ring IN (target_ring, planned_ring) OR m.to_ring IN (target_ring, planned_ring))
+	LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'object_in_use',
+			MESSAGE = format('ring "%s" is in an online move under way', chash.message_name(moving)),
+			DETAIL = 'chash_move_online switches the ring itself when the move is done.',
+			HINT = 'Let the move finish with chash_move_online(), or abort it with chash_move_abort().';
+	END IF;
+
+	-- the nodes go first, so that the new settings are checked with the
+	-- planned nodes only
+	DELETE FROM chash.node_config n WHERE n.ring = target_ring;
+	UPDATE chash.ring_config c
+	SET algorithm = p.algorithm, hash = p.hash, key_hash = p.key_hash,
+		vnodes = p.vnodes, vnode_name = p.vnode_name, vnode_first = p.vnode_first,
+		ketama_variant = p.ketama_variant, ties = p.ties, table_size = p.table_size,
+		lookup = p.lookup, hash_tag = p.hash_tag, profile = p.profile
+	FROM chash.ring_config p
+	WHERE c.ring = target_ring AND p.ring = planned_ring;
+	INSERT INTO chash.node_config (ring, node, weight, vnodes, zone, state, ordinal,
+								   target, tokens, slots)
+	SELECT target_ring, n.node, n.weight, n.vnodes, n.zone, n.state, n.ordinal,
+		   n.target, n.tokens, n.slots
+	FROM chash.node_config n WHERE n.ring = planned_ring
+	ORDER BY n.ordinal, n.node;
+	GET DIAGNOSTICS nodes = ROW_COUNT;
+	IF drop_planned THEN
+		DELETE FROM chash.ring_config c WHERE c.ring = planned_ring;
+	END IF;
+	RETURN nodes;
+END
+$$;
+COMMENT ON FUNCTION chash_ring_switch(text, text, boolean) IS
+	'the cutover of a migration: ring takes the settings and nodes (order, targets, tokens, slots) of its planned copy, checked and versioned as any change; the copy is dropped unless drop_planned is false; returns the ring''s number of nodes';

@@ -53,6 +53,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('ring', NULL, '''hostile'''), ('from_ring', NULL, '''hostile'''),
 	('to_ring', NULL, '''hostile_next'''), ('src', NULL, '''hostile'''),
 	('dst', NULL, '''hostile_new'''), ('node', NULL, '''n1'''),
+	('planned', NULL, '''hostile_next'''), ('drop_planned', NULL, 'false'),
 	('key', 'text', '''k'''), ('key', 'bytea', '''\x6b''::bytea'),
 	('key', 'integer', '42'), ('key', 'bigint', '42::bigint'), ('key', 'smallint', '42::smallint'),
 	('key', 'anyelement', '4.2::numeric'),
