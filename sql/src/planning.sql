@@ -266,6 +266,37 @@ $$;
 COMMENT ON FUNCTION chash.key_column_type(regclass, name) IS
 	'the type of a relation''s key column; an error if there is no such column';
 
+-- The same, typed by an argument of the key column's type (NULL::bigint,
+-- say), as populate_record is: no column definition list needed
+CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text,
+								 relation regclass, key_column name, as_type anyelement)
+	RETURNS TABLE(key anyelement, from_node text, to_node text)
+	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED ROWS 1000
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	column_type regtype := chash.key_column_type(relation, key_column);
+BEGIN
+	IF pg_typeof(as_type) <> column_type THEN
+		RAISE EXCEPTION USING ERRCODE = 'datatype_mismatch',
+			MESSAGE = format('as_type has type %s, but column "%s" of relation %s has type %s',
+							 pg_typeof(as_type), key_column, relation, column_type),
+			HINT = format('Pass NULL::%s as as_type.', column_type);
+	END IF;
+	PERFORM chash.plan_kind(from_ring, to_ring);
+	RETURN QUERY EXECUTE format($q$
+		SELECT k, f, t
+		FROM (SELECT %1$I AS k,
+					 @extschema@.chash_lookup($1, %2$s) AS f,
+					 @extschema@.chash_lookup($2, %2$s) AS t
+			  FROM %3$s OFFSET 0) s
+		WHERE f <> t$q$, key_column, chash.routing_key_expr(key_column, column_type), relation)
+	USING from_ring, to_ring;
+END
+$$;
+COMMENT ON FUNCTION chash_moved_keys(text, text, regclass, name, anyelement) IS
+	'every key of a relation whose owner differs between two rings, typed as as_type, a value (NULL will do) of the key column''s type: chash_moved_keys(a, b, relation, column, NULL::bigint)';
+
 CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text, keys anyarray)
 	RETURNS TABLE(key anyelement, from_node text, to_node text)
 	LANGUAGE plpgsql STABLE PARALLEL SAFE ROWS 100

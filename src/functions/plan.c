@@ -101,6 +101,9 @@ plan_rings(FunctionCallInfo fcinfo, bool ranges)
 						rings.from->spec.name, rings.to->spec.name),
 				 errdetail("Ring \"%s\" uses algorithm \"%s\", which places keys without points.",
 						   no_points->spec.name, no_points->spec.algorithm->name),
+				 rings.from->spec.algorithm->has_table &&
+				 rings.to->spec.algorithm->has_table ?
+				 errhint("Compare their slots with chash_moved_slots(), or their keys with chash_moved_keys() or chash_move_summary() with a relation.") :
 				 errhint("Compare them key by key: chash_moved_keys(), or chash_move_summary() with a relation.")));
 	if (rings.from->spec.key_hash != rings.to->spec.key_hash)
 		ereport(ERROR,

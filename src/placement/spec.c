@@ -120,13 +120,22 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 	if (spec->algorithm->kind == CHASH_PLACEMENT_POINTS &&
 		spec->algorithm->names_hashed &&
 		spec->hash->bits != spec->key_hash->bits)
+	{
+		/* twemproxy's own names for its hashes are chash's twemproxy_* */
+		const ChashHashFunction *twemproxy =
+			chash_hash_find(psprintf("twemproxy_%s", spec->key_hash->name));
+
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("key_hash \"%s\" and hash \"%s\" have different widths",
 						spec->key_hash->name, spec->hash->name),
 				 errdetail("\"%s\" gives %d-bit values and \"%s\" %d-bit values; keys and points must share one space.",
 						   spec->key_hash->name, spec->key_hash->bits,
-						   spec->hash->name, spec->hash->bits)));
+						   spec->hash->name, spec->hash->bits),
+				 twemproxy != NULL && twemproxy->bits == spec->hash->bits ?
+				 errhint("twemproxy's hash \"%s\" is chash's \"%s\", whose values nutcracker keeps in %d bits.",
+						 spec->key_hash->name, twemproxy->name, twemproxy->bits) : 0));
+	}
 
 	if (spec->hash_tag != NULL)
 		chash_hash_tag_check(spec->hash_tag);

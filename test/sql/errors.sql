@@ -389,6 +389,20 @@ SELECT fingerprint = :'before' AS catalog_unchanged FROM fingerprint;
 SELECT count(*) AS keys, count(DISTINCT chash_lookup('r', k)) AS nodes
 FROM generate_series(1, 1000) k;
 
+-- Other systems' spellings and the function to call next, in the hints:
+-- twemproxy's own name for a hash, and the slots of two table rings
+SELECT expect_error($$SELECT chash_ring_create('tw', profile => 'twemproxy', key_hash => 'fnv1a_64')$$);
+SELECT expect_error($$SELECT chash_ring_create('tw', profile => 'twemproxy', key_hash => 'fnv1_64')$$);
+SELECT expect_error($$SELECT chash_ring_create('tw', key_hash => 'crc32')$$);
+SELECT chash_ring_create('sl', algorithm => 'slots');
+SELECT chash_node_add('sl', 'a');
+SELECT chash_ring_copy('sl', 'sl_next');
+SELECT chash_node_add('sl_next', 'b');
+SELECT expect_error($$SELECT count(*) FROM chash_moved_ranges('sl', 'sl_next')$$);
+SELECT expect_error($$SELECT count(*) FROM chash_moved_ranges('sl', 'r')$$);
+SELECT count(*) AS moved_slot_ranges FROM chash_moved_slots('sl', 'sl_next');
+SELECT chash_ring_drop('sl'), chash_ring_drop('sl_next');
+
 DROP VIEW fingerprint;
 DROP FUNCTION expect_error(text);
 SELECT chash_ring_drop(ring) FROM chash.ring_config ORDER BY ring;

@@ -53,7 +53,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('ring', NULL, '''hostile'''), ('from_ring', NULL, '''hostile'''),
 	('to_ring', NULL, '''hostile_next'''), ('src', NULL, '''hostile'''),
 	('dst', NULL, '''hostile_new'''), ('node', NULL, '''n1'''),
-	('planned', NULL, '''hostile_next'''), ('drop_planned', NULL, 'false'),
+	('planned', NULL, '''hostile_next'''), ('drop_planned', NULL, 'false'), ('as_type', NULL, 'NULL::integer'),
 	('key', 'text', '''k'''), ('key', 'bytea', '''\x6b''::bytea'),
 	('key', 'integer', '42'), ('key', 'bigint', '42::bigint'), ('key', 'smallint', '42::smallint'),
 	('key', 'anyelement', '4.2::numeric'),
@@ -96,6 +96,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 -- Arguments whose NULL means "the default" or "unchanged", as documented
 CREATE TEMP TABLE hostile_nullable (signature text, argname text);
 INSERT INTO hostile_nullable VALUES
+	('chash_moved_keys(text,text,regclass,name,anyelement)', 'as_type'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'algorithm'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'hash'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'vnodes'),
@@ -208,6 +209,8 @@ SELECT f.signature, f.internal, f.public_can, f.strict, a.i, f.argnames[a.i] AS 
 	   hostile_run(hostile_call(f, a.i,
 								'NULL::' || CASE WHEN f.argtypes[a.i] = 'anyarray'::regtype
 												 THEN 'integer[]'
+												 WHEN f.argtypes[a.i] = 'anyelement'::regtype
+												 THEN 'integer'
 												 ELSE format_type(f.argtypes[a.i], NULL) END)) AS outcome
 FROM hostile_functions f, generate_series(1, f.nargs) a(i)
 WHERE NOT f.is_trigger;

@@ -37,6 +37,17 @@ SELECT count(*) AS moved,
 	   count(*) FILTER (WHERE m.from_node = chash_lookup('kt', m.key) AND m.to_node = chash_lookup('kt_next', m.key)) AS agree
 FROM chash_moved_keys('kt', 'kt_next', 'kt_rows', 's') AS m(key smallint, from_node text, to_node text);
 SELECT count(*) FILTER (WHERE chash_lookup('kt', n) <> chash_lookup('kt_next', n)) AS moved_by_lookup FROM kt_rows;
+-- typed by as_type, without a column definition list: the same rows
+SELECT (SELECT count(*) FROM chash_moved_keys('kt', 'kt_next', 'kt_rows', 'n', NULL::numeric)) AS typed,
+	   (SELECT count(*) FROM chash_moved_keys('kt', 'kt_next', 'kt_rows', 'n') AS m(key numeric, from_node text, to_node text)) AS listed,
+	   (SELECT count(*) FROM (SELECT * FROM chash_moved_keys('kt', 'kt_next', 'kt_rows', 's', NULL::smallint)
+							  EXCEPT ALL
+							  SELECT * FROM chash_moved_keys('kt', 'kt_next', 'kt_rows', 's') AS m(key smallint, from_node text, to_node text)) d) AS differ,
+	   (SELECT pg_typeof(key)::text FROM chash_moved_keys('kt', 'kt_next', 'kt_rows', 's', NULL::smallint) LIMIT 1) AS key_type;
+\set VERBOSITY terse
+SELECT count(*) FROM chash_moved_keys('kt', 'kt_next', 'kt_rows', 's', NULL::integer);
+SELECT count(*) FROM chash_moved_keys('kt', 'kt_next', 'kt_rows', 'missing', NULL::integer);
+\set VERBOSITY default
 
 -- on a cassandra_murmur3 ring integers are hashed in binary, as CQL
 -- serialises them: the plans and the reports route them so too
