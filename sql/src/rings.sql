@@ -48,6 +48,23 @@ CREATE OR REPLACE FUNCTION chash_node_set(ring text,
 COMMENT ON FUNCTION chash_node_set(text, text, double precision, integer, text, text, text, bigint[], int4range[]) IS
 	'change a node''s weight, vnodes, state (active or down), zone, target, tokens or slots (''{}'' for none); NULL leaves a setting as it is';
 
+CREATE OR REPLACE FUNCTION chash_ring_set(ring text,
+							   hash text DEFAULT NULL,
+							   vnodes integer DEFAULT NULL,
+							   vnode_name text DEFAULT NULL,
+							   vnode_first integer DEFAULT NULL,
+							   key_hash text DEFAULT NULL,
+							   ketama_variant text DEFAULT NULL,
+							   ties text DEFAULT NULL,
+							   table_size integer DEFAULT NULL,
+							   lookup text DEFAULT NULL,
+							   hash_tag text DEFAULT NULL)
+	RETURNS double precision
+	AS 'MODULE_PATHNAME', 'chash_ring_set'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION chash_ring_set(text, text, integer, text, integer, text, text, text, integer, text, text) IS
+	'change a ring''s settings, checked as chash_ring_create checks them (NULL leaves a setting as it is); returns the share of the keys the change moves where the placements tell it, else NULL with a NOTICE';
+
 CREATE OR REPLACE FUNCTION chash_profiles()
 	RETURNS TABLE(profile text, system text, settings text, may_set text[],
 				  nodes text, checked_against text)

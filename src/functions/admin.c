@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "catalog/pg_type_d.h"
+#include "executor/spi.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 
@@ -557,4 +558,218 @@ chash_node_set(PG_FUNCTION_ARGS)
 							  Min(PG_NARGS(), 9), argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();
+}
+
+/*
+ * The profile a ring was created with, NULL if none (1.4's catalog), and
+ * whether its key hash is unset (it follows hash)
+ */
+static const ChashProfile *
+ring_profile(const char *ring, bool *key_hash_unset)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {CStringGetTextDatum(ring)};
+	const ChashProfile *profile = NULL;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	*key_hash_unset = false;
+	if (SPI_execute_with_args("SELECT profile, key_hash IS NULL FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " WHERE ring" CHASH_EQ "$1",
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the profile of ring \"%s\"", MSG(ring));
+	if (SPI_processed == 1)
+	{
+		char	   *name = SPI_getvalue(SPI_tuptable->vals[0],
+										SPI_tuptable->tupdesc, 1);
+
+		if (name != NULL)
+			profile = chash_profile_get(name);
+		*key_hash_unset = strcmp(SPI_getvalue(SPI_tuptable->vals[0],
+											  SPI_tuptable->tupdesc, 2), "t") == 0;
+	}
+	SPI_finish();
+	return profile;
+}
+
+/* Adds the positions whose owner differs between the two placements */
+static void
+add_moved(void *arg, uint64 lo, uint64 hi, uint32 owner_a, uint32 owner_b)
+{
+	if (owner_a != owner_b)
+		*(long double *) arg += (long double) (hi - lo) + 1;
+}
+
+/*
+ * The share of the keys that move between two placements of the same
+ * nodes, where it follows from the placements alone: rings of points that
+ * hash keys alike (the hash space their owners differ on), or tables of one
+ * size (the slots whose owner differs).  -1 where it does not.
+ */
+static double
+moved_share(const ChashRingSpec *before, const ChashRingSpec *after)
+{
+	ChashPlacement *a;
+	ChashPlacement *b;
+	double		share = -1;
+
+	/* a ring that places no key moves none */
+	if (before->nactive == 0)
+		return 0;
+	a = chash_placement_build(before, CurrentMemoryContext);
+	b = chash_placement_build(after, CurrentMemoryContext);
+	/* keys must land where they did: the same key hash, the same tag */
+	if (a->spec.key_hash != b->spec.key_hash ||
+		(a->spec.hash_tag == NULL) != (b->spec.hash_tag == NULL) ||
+		(a->spec.hash_tag != NULL && strcmp(a->spec.hash_tag, b->spec.hash_tag) != 0))
+		;
+	else if (a->kind == CHASH_PLACEMENT_POINTS && b->kind == CHASH_PLACEMENT_POINTS &&
+			 a->npoints > 0 && b->npoints > 0)
+	{
+		int			bits = a->spec.key_hash->bits;
+		uint64		max = bits == 64 ? PG_UINT64_MAX : ((UINT64CONST(1) << bits) - 1);
+		long double moved = 0;
+
+		chash_rings_compare(a, b, 0, max, max, add_moved, &moved);
+		share = (double) (moved / ldexpl(1.0L, bits));
+	}
+	else if (a->spec.algorithm->has_table && b->spec.algorithm->has_table &&
+			 a->data != NULL && b->data != NULL &&
+			 ((const ChashSlotTable *) a->data)->size ==
+			 ((const ChashSlotTable *) b->data)->size)
+	{
+		const ChashSlotTable *ta = a->data;
+		const ChashSlotTable *tb = b->data;
+		uint64		differ = 0;
+
+		for (uint32 s = 0; s < ta->size; s++)
+			differ += ta->slots[s] != tb->slots[s];
+		share = (double) differ / ta->size;
+	}
+	MemoryContextDelete(a->mcxt);
+	MemoryContextDelete(b->mcxt);
+	return share;
+}
+
+/*
+ * chash_ring_set(ring, hash, vnodes, vnode_name, vnode_first, key_hash,
+ *				  ketama_variant, ties, table_size, lookup, hash_tag)
+ *
+ * The ring's counterpart of chash_node_set: NULL leaves a setting as it is;
+ * the others are checked as chash_ring_create checks them (a ring made with
+ * a profile takes only those its system may choose), then written, which
+ * the catalog's trigger checks again with the nodes and versions.  Returns
+ * the share of the keys the change moves, where the two placements tell it
+ * (rings of points hashing keys alike, tables of one size), else NULL with
+ * a NOTICE saying how to measure it.  The algorithm is not a setting here:
+ * a ring of another algorithm is a new ring (chash_ring_copy's counterpart
+ * is chash_ring_create, then chash_ring_switch).
+ */
+PG_FUNCTION_INFO_V1(chash_ring_set);
+
+Datum
+chash_ring_set(PG_FUNCTION_ARGS)
+{
+	char	   *ring = arg_ring(fcinfo);
+	const ChashProfile *profile;
+	ChashRingSpec *before;
+	ChashRingSpec after;
+	Oid			argtypes[11] = {TEXTOID, TEXTOID, INT4OID, TEXTOID, INT4OID,
+		TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, TEXTOID};
+	Datum		args[11];
+	bool		nulls[11];
+	static const ChashSetting settings[11] = {0, CHASH_SETTING_HASH,
+		CHASH_SETTING_VNODES, CHASH_SETTING_VNODE_NAME, CHASH_SETTING_VNODE_FIRST,
+		CHASH_SETTING_KEY_HASH, CHASH_SETTING_VARIANT, CHASH_SETTING_TIES,
+		CHASH_SETTING_TABLE_SIZE, CHASH_SETTING_LOOKUP, CHASH_SETTING_HASH_TAG};
+	double		share;
+	bool		key_hash_unset;
+
+	chash_catalog_check_privilege(CHASH_RING_TABLE, ACL_UPDATE, ring);
+	/* the ring's row locked first: the share is of this change alone */
+	args[0] = CStringGetTextDatum(ring);
+	nulls[0] = false;
+	if (chash_catalog_execute("SELECT 1 FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " WHERE ring" CHASH_EQ "$1 FOR UPDATE",
+							  1, argtypes, args, nulls) == 0)
+		error_ring_missing(ring);
+	profile = ring_profile(ring, &key_hash_unset);
+	before = chash_catalog_read_ring(ring, false);
+	if (before == NULL)
+		error_ring_missing(ring);
+
+	after = *before;
+	for (int i = 1; i < 11; i++)
+	{
+		nulls[i] = PG_ARGISNULL(i);
+		args[i] = nulls[i] ? (Datum) 0 : PG_GETARG_DATUM(i);
+		if (!nulls[i] && profile != NULL)
+			chash_profile_check_setting(profile, settings[i]);
+	}
+	if (!nulls[1])
+		after.hash = chash_hash_get(TextDatumGetCString(args[1]));
+	if (!nulls[2])
+	{
+		check_vnodes(DatumGetInt32(args[2]));
+		after.vnodes = DatumGetInt32(args[2]);
+	}
+	if (!nulls[3])
+	{
+		after.vnode_name = TextDatumGetCString(args[3]);
+		check_template_length(after.vnode_name);
+		after.vnode_name_utf8 = chash_text_bytes(after.vnode_name,
+												 strlen(after.vnode_name),
+												 &after.vnode_name_utf8_len);
+	}
+	if (!nulls[4])
+		after.vnode_first = DatumGetInt32(args[4]);
+	if (!nulls[5])
+		after.key_hash = chash_hash_get(TextDatumGetCString(args[5]));
+	else if (!nulls[1] && key_hash_unset)
+		after.key_hash = after.hash;	/* a key hash unset follows hash */
+	if (!nulls[6])
+		after.variant = TextDatumGetCString(args[6]);
+	if (!nulls[7])
+		after.ties_name = TextDatumGetCString(args[7]);
+	if (!nulls[8])
+	{
+		if (DatumGetInt32(args[8]) <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("table_size must be positive"),
+					 errdetail("table_size is %d.", DatumGetInt32(args[8]))));
+		after.table_size = DatumGetInt32(args[8]);
+	}
+	if (!nulls[9])
+		after.lookup_name = TextDatumGetCString(args[9]);
+	if (!nulls[10])
+		after.hash_tag = TextDatumGetCString(args[10]);
+	chash_ring_prepare_spec(&after);
+
+	share = moved_share(before, &after);
+
+	if (chash_catalog_execute("UPDATE " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " SET hash = coalesce($2, hash),"
+							  " vnodes = coalesce($3, vnodes),"
+							  " vnode_name = coalesce($4, vnode_name),"
+							  " vnode_first = coalesce($5, vnode_first),"
+							  " key_hash = coalesce($6, key_hash),"
+							  " ketama_variant = coalesce($7, ketama_variant),"
+							  " ties = coalesce($8, ties),"
+							  " table_size = coalesce($9, table_size),"
+							  " lookup = coalesce($10, lookup),"
+							  " hash_tag = coalesce($11, hash_tag)"
+							  " WHERE ring" CHASH_EQ "$1",
+							  11, argtypes, args, nulls) == 0)
+		error_ring_missing(ring);
+
+	if (share < 0)
+	{
+		ereport(NOTICE,
+				(errmsg("the share of keys this change to ring \"%s\" moves does not follow from the two placements",
+						MSG(ring)),
+				 errhint("Measure it before the change on a copy: chash_ring_copy(), chash_ring_set() on the copy, then chash_move_summary() with a relation, or chash_moved_keys().")));
+		PG_RETURN_NULL();
+	}
+	PG_RETURN_FLOAT8(share);
 }

@@ -13,6 +13,7 @@ SELECT chash_ring_create('hostile', vnodes => 20);
 SELECT chash_node_add('hostile', n, target => 'shard_' || n) FROM unnest(ARRAY['n1', 'n2', 'n3']) n;
 SELECT chash_ring_copy('hostile', 'hostile_next');
 SELECT chash_node_add('hostile_next', 'n4', target => 'shard_n4');
+SELECT chash_ring_create('hostile_set');
 SELECT chash_ring_create('hostile_redis', profile => 'redis_cluster');
 SELECT chash_ring_create('hostile_cass', profile => 'cassandra');
 CREATE TABLE hostile_keys (k integer PRIMARY KEY);
@@ -44,6 +45,7 @@ CREATE TEMP TABLE hostile_samples (argname text, argtype regtype, value text,
 								   function text DEFAULT NULL);
 INSERT INTO hostile_samples VALUES
 	('ring', NULL, '''hostile_new''', 'chash_ring_create'),
+	('ring', NULL, '''hostile_set''', 'chash_ring_set'),
 	('node', NULL, '''n9''', 'chash_node_add'),
 	('ring', NULL, '''hostile_redis''', 'chash_ring_import'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
@@ -96,6 +98,16 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 -- Arguments whose NULL means "the default" or "unchanged", as documented
 CREATE TEMP TABLE hostile_nullable (signature text, argname text);
 INSERT INTO hostile_nullable VALUES
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'hash'),
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'vnodes'),
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'vnode_name'),
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'vnode_first'),
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'key_hash'),
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'ketama_variant'),
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'ties'),
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'table_size'),
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'lookup'),
+	('chash_ring_set(text,text,integer,text,integer,text,text,text,integer,text,text)', 'hash_tag'),
 	('chash_moved_keys(text,text,regclass,name,anyelement)', 'as_type'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'algorithm'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'hash'),
@@ -349,4 +361,4 @@ DROP FUNCTION hostile_call(hostile_functions, integer, text);
 DROP TABLE hostile_keys;
 DROP OWNED BY regress_chash_nobody;
 DROP ROLE regress_chash_nobody;
-SELECT chash_ring_drop(r) FROM unnest(ARRAY['hostile', 'hostile_next', 'hostile_redis']) r;
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['hostile', 'hostile_next', 'hostile_redis', 'hostile_set']) r;
