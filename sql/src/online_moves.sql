@@ -105,8 +105,19 @@ DECLARE
 	pause float8;
 	got text[];
 	v text;
+	sent integer;
 BEGIN
-	EXECUTE format('SELECT %s.dblink_send_query($1, $2)', dbl) USING conn, command;
+	-- dblink_send_query does not fail on a lost connection: it says so in
+	-- a NOTICE and returns 0, and the empty result that follows would read
+	-- as NULL, which a caller waiting for a state takes for "not yet"
+	EXECUTE format('SELECT %s.dblink_send_query($1, $2)', dbl) INTO sent USING conn, command;
+	IF sent IS DISTINCT FROM 1 THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'connection_failure',
+			MESSAGE = format('lost the connection %s to a shard', conn),
+			DETAIL = 'A command could not be sent: the shard''s server closed the connection, or restarted.',
+			HINT = 'Run the same CALL again once the shard is up: it connects again and goes on.';
+	END IF;
 	LOOP
 		BEGIN
 			pause := 0.0001;

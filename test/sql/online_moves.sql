@@ -160,6 +160,36 @@ DROP SERVER om_server;
 DROP FOREIGN DATA WRAPPER om_fdw;
 DROP TABLE om_local.om_users;
 DROP SCHEMA om_local;
+-- A connection to a shard that was lost (its server restarted) is an
+-- error at the next command, not a NULL result that a wait for a state
+-- would take for "not yet" until wait_timeout
+SELECT dblink_connect('om_lost', format('host=%s port=%s dbname=%s application_name=om_lost',
+										 split_part(current_setting('unix_socket_directories'), ',', 1),
+										 current_setting('port'), current_database())) AS connected;
+SELECT chash.move_remote('om_lost', 'SELECT 41 + 1') AS answer;
+SELECT pg_terminate_backend(pid, 10000) AS terminated
+FROM pg_stat_activity WHERE application_name = 'om_lost';
+-- the first command finds the connection closed, in the middle or at
+-- once as the timing goes (either is an error, not shown here); the next
+-- one cannot even be sent
+SET client_min_messages = error;
+DO $$
+BEGIN
+	PERFORM chash.move_remote('om_lost', 'SELECT 41 + 1');
+	RAISE EXCEPTION 'move_remote answered on a lost connection';
+EXCEPTION WHEN OTHERS THEN
+	IF SQLERRM = 'move_remote answered on a lost connection' THEN
+		RAISE;
+	END IF;
+END
+$$;
+RESET client_min_messages;
+\set VERBOSITY default
+SET client_min_messages = warning;
+SELECT chash.move_remote('om_lost', 'SELECT 41 + 1') AS answer;
+RESET client_min_messages;
+\set VERBOSITY terse
+SELECT dblink_disconnect('om_lost');
 DROP EXTENSION dblink;
 SELECT chash_ring_drop(r) FROM unnest(ARRAY['om_a', 'om_b', 'om_same', 'om_mod']) r;
 DROP TABLE om_users;
