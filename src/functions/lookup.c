@@ -299,7 +299,7 @@ typedef enum ChashKeyType
 	CHASH_KEY_INT4,				/* its decimal text */
 	CHASH_KEY_INT8,				/* its decimal text */
 	CHASH_KEY_UUID,				/* its canonical lower-case text */
-	CHASH_KEY_ANY				/* its text, as its output function writes it */
+	CHASH_KEY_ANY				/* its text, as key::text writes it */
 } ChashKeyType;
 
 /*
