@@ -237,3 +237,165 @@ $$;
 COMMENT ON FUNCTION chash_ownership_svg(text, integer) IS
 	'an SVG 1.1 bar chart of each node''s owned share of the hash space against its expected share';
 
+
+-- The quarter-degree slices of a ring's circle, each with the node that
+-- owns most of it (what the pictures draw)
+CREATE OR REPLACE FUNCTION chash.svg_ring_slices(ring text)
+	RETURNS TABLE(slice integer, node text)
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT DISTINCT ON (c.b) c.b, c.node
+FROM (SELECT b.b, a.node,
+			 least(a.stop, (b.b + 1) / 1440.0) - greatest(a.start, b.b / 1440.0) AS len
+	  FROM chash.ring_arcs(ring) a
+	  CROSS JOIN LATERAL generate_series(floor(a.start * 1440)::integer,
+										 least(ceil(a.stop * 1440)::integer - 1, 1439)) b(b)) c
+ORDER BY c.b, c.len DESC, c.node
+$$;
+COMMENT ON FUNCTION chash.svg_ring_slices(text) IS
+	'the 1440 slices of a ring''s circle, each with the node owning most of it';
+
+-- SVG path data of the given slices (runs of them) on a circle
+CREATE OR REPLACE FUNCTION chash.svg_slice_path(slices integer[], cx double precision,
+											   cy double precision, radius double precision)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+WITH runs AS (
+	SELECT min(r.s) / 1440.0 AS start, (max(r.s) + 1) / 1440.0 AS stop
+	FROM (SELECT u.s, u.s - row_number() OVER (ORDER BY u.s) AS grp
+		  FROM unnest(slices) AS u(s)) r
+	GROUP BY r.grp),
+halves AS (
+	-- an arc over half the circle is drawn as two halves, so that its ends
+	-- are apart
+	SELECT h.start, h.stop
+	FROM runs r
+	CROSS JOIN LATERAL (
+		SELECT r.start, CASE WHEN r.stop - r.start > 0.5 THEN (r.start + r.stop) / 2 ELSE r.stop END
+		UNION ALL
+		SELECT (r.start + r.stop) / 2, r.stop WHERE r.stop - r.start > 0.5) h(start, stop))
+SELECT string_agg(format('M %s %s A %s %s 0 0 1 %s %s',
+						 round((cx + radius * sin(2 * pi() * h.start))::numeric, 2),
+						 round((cy - radius * cos(2 * pi() * h.start))::numeric, 2),
+						 radius, radius,
+						 round((cx + radius * sin(2 * pi() * h.stop))::numeric, 2),
+						 round((cy - radius * cos(2 * pi() * h.stop))::numeric, 2)),
+				  ' ' ORDER BY h.start)
+FROM halves h
+$$;
+COMMENT ON FUNCTION chash.svg_slice_path(integer[], double precision, double precision, double precision) IS
+	'SVG path data of runs of quarter-degree slices on a circle';
+
+/*
+ * A picture of a move: the from ring outside, the to ring inside, each node
+ * in one colour in both, and between them, in black, where keys change
+ * owner.  The legend gives each node's share before and after.
+ */
+CREATE OR REPLACE FUNCTION chash_move_svg(from_ring text, to_ring text, width integer DEFAULT 640)
+	RETURNS text
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	size double precision;
+	radius double precision;
+	band double precision;
+	cx double precision;
+	cy double precision;
+	nnodes integer;
+	height integer;
+	moved double precision;
+	body text;
+BEGIN
+	IF from_ring IS NULL OR to_ring IS NULL OR width IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'from_ring, to_ring and width must not be null';
+	END IF;
+	IF width < 200 OR width > 10000 THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'width must be between 200 and 10000',
+			DETAIL = format('width is %s.', width);
+	END IF;
+	size := round(width * 0.55);
+	radius := size * 0.38;
+	band := size * 0.06;
+	cx := size / 2;
+	cy := size / 2 + 24;
+
+	SELECT count(*) INTO nnodes
+	FROM (SELECT o.node FROM chash.ownership(from_ring, 1, false) o
+		  UNION SELECT o.node FROM chash.ownership(to_ring, 1, false) o) u;
+	height := greatest(size + 36, 76 + 20 * nnodes)::integer;
+
+	-- the moving share where the two rings compare range by range
+	IF chash.plan_kind(from_ring, to_ring) = 'ranges' THEN
+		SELECT coalesce(sum(m.fraction), 0) INTO moved
+		FROM @extschema@.chash_move_summary(from_ring, to_ring) m WHERE m.from_node <> m.to_node;
+	END IF;
+
+	WITH nodes AS (
+			-- the from ring's nodes in its order, then those only the to
+			-- ring has
+			SELECT (row_number() OVER (ORDER BY min(s.ord), s.node))::integer - 1 AS k, s.node,
+				   sum(s.owned) FILTER (WHERE s.side = 0) AS before,
+				   sum(s.owned) FILTER (WHERE s.side = 1) AS after
+			FROM (SELECT 0 AS side, o.node, o.owned, o.ordinality AS ord
+				  FROM chash.ownership(from_ring, 1, false) WITH ORDINALITY o
+				  UNION ALL
+				  SELECT 1, o.node, o.owned, 1000000000 + o.ordinality
+				  FROM chash.ownership(to_ring, 1, false) WITH ORDINALITY o) s
+			GROUP BY s.node),
+		 a AS (SELECT * FROM chash.svg_ring_slices(from_ring)),
+		 b AS (SELECT * FROM chash.svg_ring_slices(to_ring)),
+		 rings AS (
+			SELECT n.k, chash.svg_slice_path(array_agg(a.slice), cx, cy, radius) AS outer_d
+			FROM a JOIN nodes n USING (node) GROUP BY n.k),
+		 inner_rings AS (
+			SELECT n.k, chash.svg_slice_path(array_agg(b.slice), cx, cy, radius - 2 * band) AS inner_d
+			FROM b JOIN nodes n USING (node) GROUP BY n.k),
+		 moving AS (
+			SELECT chash.svg_slice_path(array_agg(a.slice), cx, cy, radius - band) AS d
+			FROM a JOIN b USING (slice) WHERE a.node <> b.node)
+	SELECT concat_ws(E'\n',
+		format('<text x="%s" y="18" font-size="14" font-weight="bold">move from ring %s to ring %s</text>',
+			   12, chash.svg_text(from_ring), chash.svg_text(to_ring)),
+		(SELECT string_agg(format('<path d="%s" fill="none" stroke="%s" stroke-width="%s"/>',
+								  r.outer_d, chash.svg_color(r.k), round(band::numeric, 2)),
+						   E'\n' ORDER BY r.k) FROM rings r),
+		(SELECT format('<path d="%s" fill="none" stroke="#222222" stroke-width="%s"/>',
+					   m.d, round((band * 0.6)::numeric, 2)) FROM moving m WHERE m.d IS NOT NULL),
+		(SELECT string_agg(format('<path d="%s" fill="none" stroke="%s" stroke-width="%s"/>',
+								  r.inner_d, chash.svg_color(r.k), round(band::numeric, 2)),
+						   E'\n' ORDER BY r.k) FROM inner_rings r),
+		format('<text x="%s" y="%s" text-anchor="middle" fill="#555555">0</text>',
+			   cx, round((cy - radius - size * 0.05)::numeric, 2)),
+		format('<text x="%s" y="%s" text-anchor="middle" fill="#555555">outside: %s, inside: %s</text>',
+			   cx, round((cy + radius + size * 0.08)::numeric, 2),
+			   chash.svg_text(from_ring), chash.svg_text(to_ring)),
+		format('<text x="%s" y="40" font-weight="bold">node</text>', size + 12),
+		format('<text x="%s" y="40" font-weight="bold" text-anchor="end">before</text>', width - 84),
+		format('<text x="%s" y="40" font-weight="bold" text-anchor="end">after</text>', width - 12),
+		(SELECT string_agg(concat_ws(E'\n',
+					format('<rect x="%s" y="%s" width="12" height="12" fill="%s"/>',
+						   size + 12, 48 + 20 * n.k, chash.svg_color(n.k)),
+					format('<text x="%s" y="%s">%s</text>', size + 30, 58 + 20 * n.k, chash.svg_text(n.node)),
+					format('<text x="%s" y="%s" text-anchor="end">%s</text>', width - 84, 58 + 20 * n.k,
+						   coalesce(round((100 * n.before)::numeric, 2) || '%', '-')),
+					format('<text x="%s" y="%s" text-anchor="end">%s</text>', width - 12, 58 + 20 * n.k,
+						   coalesce(round((100 * n.after)::numeric, 2) || '%', '-'))),
+						   E'\n' ORDER BY n.k)
+		 FROM nodes n),
+		format('<rect x="%s" y="%s" width="12" height="12" fill="#222222"/>', size + 12, 48 + 20 * nnodes),
+		format('<text x="%s" y="%s">keys that move%s</text>', size + 30, 58 + 20 * nnodes,
+			   CASE WHEN moved IS NULL THEN '' ELSE format(': %s%%', round((100 * moved)::numeric, 2)) END))
+	INTO body;
+	RETURN chash.svg_document(width, height, format('chash move from ring %s to ring %s', from_ring, to_ring), body);
+END
+$$;
+COMMENT ON FUNCTION chash_move_svg(text, text, integer) IS
+	'a picture (SVG 1.1) of a move between two rings: the from ring outside, the to ring inside, each node in one colour, and where keys change owner between them; the legend gives each node''s share before and after, and the share that moves';

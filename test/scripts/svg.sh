@@ -67,11 +67,21 @@ rings=$("${psql[@]}" -At -c "SELECT ring FROM chash.ring_config ORDER BY ring")
 failed=0
 n=0
 while IFS= read -r ring; do
-	for fn in chash_ring_svg chash_ownership_svg; do
+	# each ring's pictures, and its moves to maglev and to the ring of
+	# awkward names (which draws one of them on both sides)
+	for fn in chash_ring_svg chash_ownership_svg "chash_move_svg(:'ring', 'maglev')" \
+		"chash_move_svg(:'ring', 'names <&> \"quoted\" ''ring''')"; do
+		# (a move compares two different rings)
+		case $ring:$fn in
+		"maglev:"*"'maglev')" | 'names <&> "quoted" '"'ring':"*"''ring''')") continue ;;
+		esac
 		n=$((n + 1))
 		svg=$work/$n.svg
 		# psql interpolates :'ring' (quoted) only in what it reads, not in -c
-		echo "SELECT $fn(:'ring')" | "${psql[@]}" -At -v ring="$ring" >"$svg"
+		case $fn in
+		*'('*) echo "SELECT $fn" ;;
+		*) echo "SELECT $fn(:'ring')" ;;
+		esac | "${psql[@]}" -At -v ring="$ring" >"$svg"
 		if ! xmllint --noout --nonet "$svg" 2>"$work/err"; then
 			echo "  FAIL  $fn('$ring'): not well-formed XML"; sed 's/^/        /' "$work/err"; failed=$((failed + 1)); continue
 		fi

@@ -402,6 +402,13 @@ SELECT expect_error($$SELECT count(*) FROM chash_moved_ranges('sl', 'sl_next')$$
 SELECT expect_error($$SELECT count(*) FROM chash_moved_ranges('sl', 'r')$$);
 SELECT count(*) AS moved_slot_ranges FROM chash_moved_slots('sl', 'sl_next');
 SELECT chash_ring_drop('sl'), chash_ring_drop('sl_next');
+-- the picture of a move refuses what the plans refuse, and its width
+SELECT expect_error($$SELECT chash_move_svg('r', 'r')$$);
+SELECT expect_error($$SELECT chash_move_svg('r', 'sl_missing')$$);
+SELECT expect_error($$SELECT chash_move_svg('r', 'k', 100)$$);
+SELECT expect_error($$SELECT chash_move_svg('r', 'k', 20000)$$);
+SELECT expect_error($$SELECT chash_move_svg('r', NULL)$$);
+SELECT length(chash_move_svg('r', 'k')) > 1000 AS drawn;
 
 DROP VIEW fingerprint;
 DROP FUNCTION expect_error(text);

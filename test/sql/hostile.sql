@@ -56,6 +56,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('to_ring', NULL, '''hostile_next'''), ('src', NULL, '''hostile'''),
 	('dst', NULL, '''hostile_new'''), ('node', NULL, '''n1'''),
 	('planned', NULL, '''hostile_next'''), ('drop_planned', NULL, 'false'), ('as_type', NULL, 'NULL::integer'),
+	('slices', NULL, 'ARRAY[0, 1, 2, 9]'), ('cx', NULL, '100'), ('cy', NULL, '100'), ('radius', NULL, '50'),
 	('key', 'text', '''k'''), ('key', 'bytea', '''\x6b''::bytea'),
 	('key', 'integer', '42'), ('key', 'bigint', '42::bigint'), ('key', 'smallint', '42::smallint'),
 	('key', 'anyelement', '4.2::numeric'),
