@@ -17,6 +17,15 @@ CREATE OR REPLACE FUNCTION chash.ring_node_points(ring text)
 COMMENT ON FUNCTION chash.ring_node_points(text) IS
 	'number of points of each node of a ring, from the cached ring; no rows if the ring cannot be built';
 
+-- The view chash.nodes looks each node up here rather than joining
+-- chash.ring_node_points, so that no plan reads a ring once a node.
+CREATE OR REPLACE FUNCTION chash.node_points(ring text, node text)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'chash_node_points'
+	LANGUAGE C STABLE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION chash.node_points(text, text) IS
+	'number of points of one node of a ring, each ring counted once a query; NULL if the ring cannot be built or places no points';
+
 CREATE OR REPLACE FUNCTION chash.ring_problem(ring text)
 	RETURNS text
 	AS 'MODULE_PATHNAME', 'chash_ring_problem'

@@ -7,13 +7,10 @@ COMMENT ON VIEW chash.ring_balance IS
 	'one row a ring: its imbalance figures from exact ownership, for dashboards (NULL for a ring that cannot be built)';
 
 CREATE OR REPLACE VIEW chash.nodes AS
-	SELECT n.ring, n.node, n.weight, n.vnodes, n.zone, n.state, p.points,
+	SELECT n.ring, n.node, n.weight, n.vnodes, n.zone, n.state,
+		   chash.node_points(n.ring, n.node) AS points,
 		   n.ordinal, n.target, n.tokens, n.slots
-	FROM chash.node_config n
-	LEFT JOIN (SELECT r.ring, q.node, q.points
-			   FROM chash.ring_config r
-			   CROSS JOIN LATERAL chash.ring_node_points(r.ring) q) p
-	  ON p.ring = n.ring AND p.node = n.node;
+	FROM chash.node_config n;
 COMMENT ON VIEW chash.nodes IS
 	'one row a node: its ring, weight, own vnodes, zone, state, number of points (NULL if its ring cannot be built or places no points), place in the server list, target, tokens and slot ranges';
 

@@ -19,6 +19,7 @@
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -110,6 +111,119 @@ chash_ring_node_points(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/*
+ * chash.node_points(ring, node): one node's number of points, for the view
+ * chash.nodes: the same figure as chash.ring_node_points, looked up instead
+ * of joined.  A join of the nodes to each ring's points is quadratic when
+ * the planner rescans the function for every node (a ring of 65,537 nodes
+ * read its catalog 65,537 times); here each ring is counted once a query,
+ * kept in the call's own memory, and each node found by a binary search.
+ */
+typedef struct NodePoints
+{
+	const char *name;
+	int			len;
+	int32		points;
+} NodePoints;
+
+typedef struct RingNodePoints
+{
+	char		key[NAMEDATALEN];	/* the ring's name: the hash key */
+	bool		counted;		/* a ring of points that could be built */
+	int			nnodes;
+	NodePoints *nodes;			/* sorted by name */
+} RingNodePoints;
+
+static int
+node_points_cmp(const void *a, const void *b)
+{
+	const NodePoints *x = a;
+	const NodePoints *y = b;
+	int			c = memcmp(x->name, y->name, Min(x->len, y->len));
+
+	return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static RingNodePoints *
+ring_node_points_counted(FunctionCallInfo fcinfo, text *ring)
+{
+	HTAB	   *rings = (HTAB *) fcinfo->flinfo->fn_extra;
+	char		key[NAMEDATALEN] = {0};
+	RingNodePoints *entry;
+	bool		found;
+	const ChashRingSpec *spec;
+	int64	   *node_points;
+	char	   *problem;
+
+	memcpy(key, VARDATA_ANY(ring), VARSIZE_ANY_EXHDR(ring));
+	if (rings == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = NAMEDATALEN;
+		ctl.entrysize = sizeof(RingNodePoints);
+		ctl.hcxt = fcinfo->flinfo->fn_mcxt;
+		rings = hash_create("chash node points", 8, &ctl,
+							HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+		fcinfo->flinfo->fn_extra = rings;
+	}
+	entry = hash_search(rings, key, HASH_FIND, NULL);
+	if (entry != NULL)
+		return entry;
+
+	spec = chash_cache_check_ring(VARDATA_ANY(ring), VARSIZE_ANY_EXHDR(ring),
+								  &node_points, &problem);
+	/* (entered only now: an error above leaves no half-made entry) */
+	entry = hash_search(rings, key, HASH_ENTER, &found);
+	entry->counted = spec != NULL && node_points != NULL;
+	entry->nnodes = entry->counted ? spec->nnodes : 0;
+	entry->nodes = NULL;
+	if (entry->counted && spec->nnodes > 0)
+	{
+		entry->nodes = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+										  sizeof(NodePoints) * spec->nnodes);
+		for (int k = 0; k < spec->nnodes; k++)
+		{
+			int			len = spec->nodes[k].name_len;
+			char	   *name = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, len + 1);
+
+			memcpy(name, spec->nodes[k].name, len);
+			name[len] = '\0';
+			entry->nodes[k].name = name;
+			entry->nodes[k].len = len;
+			entry->nodes[k].points = (int32) node_points[k];
+		}
+		qsort(entry->nodes, spec->nnodes, sizeof(NodePoints), node_points_cmp);
+	}
+	return entry;
+}
+
+PG_FUNCTION_INFO_V1(chash_node_points);
+
+Datum
+chash_node_points(PG_FUNCTION_ARGS)
+{
+	text	   *ring = PG_GETARG_TEXT_PP(0);
+	text	   *node = PG_GETARG_TEXT_PP(1);
+	RingNodePoints *entry;
+	NodePoints	wanted;
+	NodePoints *hit;
+
+	/* a name no ring can have (the catalog checks 1 to 63 bytes) */
+	if (VARSIZE_ANY_EXHDR(ring) < 1 || VARSIZE_ANY_EXHDR(ring) >= NAMEDATALEN)
+		PG_RETURN_NULL();
+	entry = ring_node_points_counted(fcinfo, ring);
+	if (!entry->counted)
+		PG_RETURN_NULL();
+	wanted.name = VARDATA_ANY(node);
+	wanted.len = VARSIZE_ANY_EXHDR(node);
+	hit = bsearch(&wanted, entry->nodes, entry->nnodes, sizeof(NodePoints),
+				  node_points_cmp);
+	if (hit == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_INT32(hit->points);
 }
 
 /*

@@ -133,6 +133,32 @@ SELECT count(*) AS points_of_the_built_ring FROM chash_points('cm_points');
 SELECT builds - :builds AS rings_built, rings FROM chash.cache_stats();
 RESET statement_timeout;
 
+-- The views read each ring's configuration once a query, whatever the plan:
+-- a ring of 20,000 nodes, read under plans that may only loop (where a join
+-- of the nodes to each ring's points read the ring once a node)
+SELECT chash_ring_create('cm_wide', vnodes => 1);
+INSERT INTO chash.node_config (ring, node) SELECT 'cm_wide', 'w' || i FROM generate_series(1, 20000) i;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT config_reads FROM chash.cache_stats() \gset
+SELECT count(*) AS nodes, sum(points) AS points
+FROM chash.nodes WHERE ring IN ('cm_wide', 'cm_points');
+-- (one a ring)
+SELECT config_reads - :config_reads AS configurations_read FROM chash.cache_stats();
+SELECT config_reads FROM chash.cache_stats() \gset
+SELECT ring, nodes, points FROM chash.rings WHERE ring IN ('cm_wide', 'cm_points') ORDER BY ring;
+-- (one a ring for the points, one a ring for chash.ring_problem)
+SELECT config_reads - :config_reads AS configurations_read FROM chash.cache_stats();
+-- a node the ring lacks, a ring that does not exist, a name no ring can have
+SELECT chash.node_points('cm_wide', 'w20001') AS no_node,
+	   chash.node_points('cm_none', 'w1') AS no_ring,
+	   chash.node_points(repeat('r', 64), 'w1') AS too_long,
+	   chash.node_points('cm_wide', 'w20000') AS last_node;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
 SELECT chash_ring_drop(ring) FROM chash.ring_config WHERE ring LIKE 'cm\_%' ORDER BY ring;
 DROP ROLE cm_nobody;
 DROP FUNCTION cm_expect_error(text);
