@@ -155,7 +155,7 @@ chmod 755 "$logs"
 # here runs after these.  Alone: after the lanes, one at a time.
 order=(compat compat_servers compat_cassandra move_online_faults move_online migrate_postgres
 	migrate_mysql REGRESS unit compat_redis move_online_hostile churn compat_elasticsearch
-	crash release standby dump_restore svg ISOLATION encodings upgrade_equals_fresh released_scripts)
+	crash release standby dump_restore svg docs ISOLATION encodings upgrade_equals_fresh released_scripts)
 alone=(package)
 
 all=(REGRESS ISOLATION)
