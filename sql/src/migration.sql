@@ -46,6 +46,7 @@ DECLARE
 	npairs bigint;
 	fraction double precision;
 	pair record;
+	pair_no integer := 0;
 	batch record;
 	src text;
 	dst text;
@@ -163,6 +164,9 @@ BEGIN
 		RETURN NEXT format('DO %s;', chash.dollar_quote(format($g$
 BEGIN
 	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	-- the progress the batches' NOTICEs report, from here
+	PERFORM set_config('chash_migration.started', extract(epoch FROM clock_timestamp())::text, false),
+			set_config('chash_migration.rows', '0', false);
 	IF md5(chash.routing_fingerprint(%1$L) || chash.routing_fingerprint(%2$L)) IS DISTINCT FROM %3$L THEN
 		RAISE EXCEPTION 'chash migration: ring %% or ring %% has changed since this plan was made', %1$L, %2$L;
 	END IF;
@@ -173,6 +177,9 @@ $g$, from_ring, to_ring, fingerprint)));
 		RETURN NEXT format('DO %s;', chash.dollar_quote(format($g$
 BEGIN
 	PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+	-- the progress the batches' NOTICEs report, from here
+	PERFORM set_config('chash_migration.started', extract(epoch FROM clock_timestamp())::text, false),
+			set_config('chash_migration.rows', '0', false);
 	IF (SELECT md5(coalesce(string_agg(concat_ws(' ', r.lo, r.hi, r.from_node, r.to_node), ',' ORDER BY r.lo), ''))
 		FROM %1$s.chash_moved_ranges(%2$L, %3$L) r) IS DISTINCT FROM %4$L THEN
 		RAISE EXCEPTION 'chash migration: ring %% or ring %% has changed since this plan was made', %2$L, %3$L;
@@ -199,6 +206,7 @@ $g$, ext, from_ring, to_ring, fingerprint)));
 	END
 	USING from_ring, to_ring
 	LOOP
+		pair_no := pair_no + 1;
 		src := chash.migration_target(from_ring, pair.from_node, relname, dialect);
 		dst := chash.migration_target(to_ring, pair.to_node, relname, dialect);
 		IF src = dst OR (dialect = 'postgresql' AND to_regclass(src) = to_regclass(dst)) THEN
@@ -220,15 +228,17 @@ $g$, ext, from_ring, to_ring, fingerprint)));
 		END IF;
 
 		FOR batch IN EXECUTE CASE WHEN kind = 'keys' AND NOT by_keys THEN
-			'SELECT NULL::bigint[] AS los, NULL::bigint[] AS his'
+			'SELECT NULL::bigint[] AS los, NULL::bigint[] AS his, 1 AS batch, 1 AS batches'
 		WHEN NOT by_keys THEN $q$
-			SELECT array_agg(b.lo ORDER BY b.lo) AS los, array_agg(b.hi ORDER BY b.lo) AS his
+			SELECT array_agg(b.lo ORDER BY b.lo) AS los, array_agg(b.hi ORDER BY b.lo) AS his,
+				   row_number() OVER (ORDER BY b.n) AS batch, count(*) OVER () AS batches
 			FROM (SELECT r.lo, r.hi, (row_number() OVER (ORDER BY r.lo) - 1) / 64 AS n
 				  FROM @extschema@.chash_moved_ranges($1, $2) r
 				  WHERE r.from_node = $3 AND r.to_node = $4) b
 			GROUP BY b.n ORDER BY b.n$q$
 		ELSE format($q$
-			SELECT array_agg(b.key ORDER BY b.key) AS keys
+			SELECT array_agg(b.key ORDER BY b.key) AS keys,
+				   row_number() OVER (ORDER BY b.n) AS batch, count(*) OVER () AS batches
 			FROM (SELECT m.key::text AS key, (row_number() OVER (ORDER BY m.key) - 1) / 1000 AS n
 				  FROM @extschema@.chash_moved_keys($1, $2, %s::regclass, %L)
 					   AS m(key %s, from_node text, to_node text)
@@ -269,6 +279,8 @@ DECLARE
 	copied bigint;
 	moved_sum numeric;
 	copied_sum numeric;
+	started numeric := nullif(current_setting('chash_migration.started', true), '')::numeric;
+	rows_so_far bigint := coalesce(nullif(current_setting('chash_migration.rows', true), '')::bigint, 0);
 BEGIN
 	SELECT count(*), coalesce(sum(hashtextextended(ROW(%4$s)::text, 0::bigint)), 0)
 	INTO moved, moved_sum FROM %1$s t WHERE %3$s;
@@ -279,9 +291,15 @@ BEGIN
 		RAISE EXCEPTION 'chash migration: %% rows (checksum %%) in %%, but %% rows (checksum %%) in %%',
 			moved, moved_sum, %5$L, copied, copied_sum, %6$L;
 	END IF;
-	RAISE NOTICE 'chash migration: %% rows from %% in %%, checked', moved, %5$L, %6$L;
+	rows_so_far := rows_so_far + moved;
+	PERFORM set_config('chash_migration.rows', rows_so_far::text, false);
+	RAISE NOTICE USING
+		MESSAGE = format('chash migration: move %7$s of %8$s, batch %9$s of %10$s: %%s rows from %%s in %%s, checked; %%s rows so far',
+						 moved, %5$L, %6$L, rows_so_far),
+		DETAIL = format('%%s s since the plan began.',
+						round(extract(epoch FROM clock_timestamp()) - coalesce(started, extract(epoch FROM clock_timestamp())), 1));
 END
-$v$, src, dst, pred, row_expr, src, dst)));
+$v$, src, dst, pred, row_expr, src, dst, pair_no, npairs, batch.batch, batch.batches)));
 				RETURN NEXT format('DELETE FROM %s t WHERE %s;', src, pred);
 				RETURN NEXT 'COMMIT;';
 			ELSE

@@ -209,6 +209,50 @@ run_checks() {
 	fi
 }
 
+# progress_check NAME PLAN OUTPUT: the plan's progress NOTICEs, one for
+# each batch the plan has, count moves and batches in order, add up the
+# rows, and say the seconds since the plan began (never fewer than before)
+progress_check() {
+	local name=$1 planned out
+	planned=$(grep -c 'chash migration: move [0-9]* of [0-9]*, batch' "$2" || true)
+	out=$(awk -v planned="$planned" -v name="$name" '
+		/NOTICE:  chash migration: move / {
+			match($0, /move [0-9]+ of [0-9]+, batch [0-9]+ of [0-9]+: [0-9]+ rows .* checked; [0-9]+ rows so far/)
+			if (RSTART == 0) { bad = bad " unreadable:" NR; next }
+			split(substr($0, RSTART, RLENGTH), w, /[ ,:;]+/)
+			move = w[2]; moves = w[4]; b = w[6]; bs = w[8]; rows = w[9]
+			n = split(substr($0, RSTART, RLENGTH), v, " ")
+			so_far = v[n - 3]
+			notices++
+			if (move != last_move) { if (last_b != last_bs) bad = bad " move " last_move " ended at batch " last_b; expect = 1 }
+			if (b != expect || b > bs || move > moves) bad = bad " line " NR ": move " move " batch " b " of " bs
+			expect = b + 1; last_move = move; last_b = b; last_bs = bs
+			sum += rows
+			if (so_far != sum) bad = bad " line " NR ": " so_far " rows so far, not " sum
+			want_detail = 1; next
+		}
+		want_detail && /DETAIL:  [0-9.]+ s since the plan began\./ {
+			match($0, /[0-9.]+ s since/); s = substr($0, RSTART, RLENGTH - 8) + 0
+			if (s < last_s) bad = bad " line " NR ": time went back"
+			last_s = s; details++; want_detail = 0; next
+		}
+		END {
+			if (last_b != last_bs) bad = bad " the last move ended at batch " last_b
+			ok = (notices == planned && details == notices && planned > 0 && bad == "")
+			printf "%s|progress NOTICEs of %s|%d of %d batches reported, %d rows in all, %s s%s\n",
+				ok ? "t" : "f", name, notices, planned, sum, last_s, bad
+		}' "$3")
+	while IFS='|' read -r ok what detail; do
+		checks=$((checks + 1))
+		if [ "$ok" = t ]; then
+			echo "  ok    $what: $detail"
+		else
+			echo "  FAIL  $what: $detail" >&2
+			failures=$((failures + 1))
+		fi
+	done <<<"$out"
+}
+
 cat >"$tmp/initial.sql" <<'SQL'
 SELECT count(*) = :rows AND count(DISTINCT id) = :rows, 'routed on r4',
 	   format('%s rows, %s distinct ids on the shards', count(*), count(DISTINCT id))
@@ -404,7 +448,7 @@ damage() {
 
 # step NAME FROM TO CHANGE NODE: predict, generate the plan, run it, check
 step() {
-	local name=$1 from=$2 to=$3 change=$4 node=$5 t plan stats how f runs
+	local name=$1 from=$2 to=$3 change=$4 node=$5 t plan stats how f runs k
 	local vars=(-v rows="$rows" -v from="$from" -v to="$to" -v change="$change" -v node="$node"
 		-v s_keys="keys_$name" -v s_ranges="ranges_$name" -v s_pieces="pieces_$name"
 		-v s_in_ranges="in_ranges_$name" -v s_summary="summary_$name"
@@ -438,14 +482,22 @@ step() {
 		how="the whole plan twice"
 	fi
 	t=$(now)
+	k=0
 	for f in "${runs[@]}"; do
-		if ! coord -f "$f" >>"$tmp/run_$name.out" 2>&1; then
+		k=$((k + 1))
+		if ! coord -f "$f" >"$tmp/run_${name}_$k.out" 2>&1; then
+			cat "$tmp/run_${name}_$k.out" >>"$tmp/run_$name.out"
 			echo "  FAIL  running the plan of $name ($f):" >&2
 			tail -n 20 "$tmp/run_$name.out" | sed 's/^/        /' >&2
 			failures=$((failures + 1))
 			exit 1
 		fi
+		cat "$tmp/run_${name}_$k.out" >>"$tmp/run_$name.out"
 	done
+	# the whole plan's first run: a NOTICE a batch, with its move and batch
+	# numbers, the rows so far and the time since the plan began
+	if [ "${runs[0]}" = "$plan" ]; then k=1; else k=2; fi
+	progress_check "$name" "$plan" "$tmp/run_${name}_$k.out"
 	echo "    ran $how in $(since "$t")$([ -s "$tmp/run_$name.out" ] && echo "; output: $(wc -l <"$tmp/run_$name.out") lines, the first: $(head -n 1 "$tmp/run_$name.out")")"
 	[ "$name" != add ] || damage
 

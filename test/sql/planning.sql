@@ -236,7 +236,9 @@ CREATE FUNCTION planted.hashtextextended(text, integer) RETURNS bigint
 	LANGUAGE sql AS 'SELECT 0::bigint';
 SET search_path = planted, public, pg_catalog;
 \set ECHO none
+\set VERBOSITY terse
 SELECT s FROM chash_migration_sql('r4', 'r5', 'keys', 'id') s \gexec
+\set VERBOSITY default
 \set ECHO all
 SELECT count(*) AS rows, count(DISTINCT id) AS ids,
 	   count(*) FILTER (WHERE shard = chash_lookup('r5', id)) AS on_their_node,
@@ -247,7 +249,9 @@ RESET search_path;
 DROP SCHEMA planted CASCADE;
 -- run again, the plan finds nothing left to move and changes nothing
 \set ECHO none
+\set VERBOSITY terse
 SELECT s FROM chash_migration_sql('r4', 'r5', 'keys', 'id') s \gexec
+\set VERBOSITY default
 \set ECHO all
 SELECT count(*) AS rows, count(DISTINCT id) AS ids, count(*) FILTER (WHERE shard = 'shard5') AS on_shard5
 FROM shards;
@@ -257,7 +261,9 @@ SELECT chash_ring_copy('r5', 'r5s');
 SELECT chash_node_add('r5s', 'shard1b', target => 's1');
 SELECT s FROM chash_migration_sql('r5', 'r5s', 'keys', 'id') s WHERE s LIKE '--%';
 \set ECHO none
+\set VERBOSITY terse
 SELECT s FROM chash_migration_sql('r5', 'r5s', 'keys', 'id') s \gexec
+\set VERBOSITY default
 \set ECHO all
 SELECT count(*) AS rows, count(DISTINCT id) AS ids FROM shards;
 -- a plan whose rings have changed since it was made stops at its first statement
