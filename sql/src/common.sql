@@ -30,3 +30,13 @@ CREATE OR REPLACE FUNCTION chash.message_name(name text)
 COMMENT ON FUNCTION chash.message_name(text) IS
 	'a name as error messages show it: its first 64 characters and "..." if longer';
 
+-- The errors of the public PL/pgSQL functions, raised again as a function
+-- in C raises them: same SQLSTATE, message, detail and hint, without the
+-- CONTEXT of internal helpers and statements (empty detail or hint: none)
+CREATE OR REPLACE FUNCTION chash.raise_without_context(sqlstate text, message text,
+														detail text, hint text)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'chash_raise_without_context'
+	LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION chash.raise_without_context(text, text, text, text) IS
+	'raise an error of this SQLSTATE, message, detail and hint without CONTEXT: how chash''s PL/pgSQL functions report what they caught';

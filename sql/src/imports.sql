@@ -607,6 +607,12 @@ CREATE OR REPLACE FUNCTION chash_ring_import(ring text, format text, input text,
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
 BEGIN
 	IF ring IS NULL OR format IS NULL OR input IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
@@ -631,6 +637,12 @@ BEGIN
 	RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 		MESSAGE = format('unknown import format "%s"', chash.message_name(format)),
 		HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES), "redis_cluster_shards" (of redis-cli --json CLUSTER SHARDS) and "nodetool_ring" (of nodetool ring).';
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_ring_import(text, text, text, text) IS

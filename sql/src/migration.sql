@@ -27,6 +27,12 @@ CREATE OR REPLACE FUNCTION chash_migration_sql(from_ring text, to_ring text,
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+DECLARE
 	key_type regtype := chash.key_column_type(relation, key_column);
 	kind text := chash.plan_kind(from_ring, to_ring);
 	key_hash text;
@@ -351,6 +357,12 @@ $v$, src, dst, pred, row_expr, src, dst, pair_no, npairs, batch.batch, batch.bat
 			END IF;
 		END LOOP;
 	END LOOP;
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_migration_sql(text, text, regclass, name, text) IS

@@ -1718,6 +1718,10 @@ DECLARE
 	got text;
 	nd record;
 	deleted bigint := 0;
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
 BEGIN
 	PERFORM pg_catalog.set_config('search_path', pin, true);
 	IF from_ring IS NULL OR to_ring IS NULL OR max_write_block IS NULL OR wait_timeout IS NULL
@@ -1737,8 +1741,15 @@ BEGIN
 			ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('wait_timeout must be at least 1 s, not %s s', round(extract(epoch FROM wait_timeout), 3));
 	END IF;
-	PERFORM chash.key_column_type(relation, key_column);
-	PERFORM chash.move_check_caller();
+	-- the checks' errors without the helpers' CONTEXT (no commit in here)
+	BEGIN
+		PERFORM chash.key_column_type(relation, key_column);
+		PERFORM chash.move_check_caller();
+	EXCEPTION WHEN OTHERS THEN
+		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+		PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
+	END;
 	-- the cutover drops from_ring and copies to_ring under its name: a role
 	-- that could not would find out after the copies
 	IF EXISTS (SELECT FROM unnest(ARRAY['chash.ring_config', 'chash.node_config']::pg_catalog.regclass[]) t(t),
@@ -2038,6 +2049,10 @@ DECLARE
 	ended timestamptz;
 	nd record;
 	deleted bigint := 0;
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
 BEGIN
 	PERFORM pg_catalog.set_config('search_path', pin, true);
 	IF from_ring IS NULL OR wait_timeout IS NULL THEN
@@ -2045,7 +2060,14 @@ BEGIN
 			ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'from_ring and wait_timeout must not be null';
 	END IF;
-	PERFORM chash.move_check_caller();
+	-- the checks' errors without the helpers' CONTEXT (no commit in here)
+	BEGIN
+		PERFORM chash.move_check_caller();
+	EXCEPTION WHEN OTHERS THEN
+		GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+								e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+		PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
+	END;
 	mv := chash.move_take(from_ring, NULL);
 	IF mv.move_id IS NULL THEN
 		RAISE EXCEPTION USING

@@ -85,6 +85,12 @@ CREATE OR REPLACE FUNCTION chash_ring_svg(ring text, width integer DEFAULT 640)
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+DECLARE
 	size double precision;		-- the square the circle is drawn in
 	radius double precision;
 	cx double precision;
@@ -178,6 +184,12 @@ BEGIN
 		 FROM nodes n))
 	INTO body;
 	RETURN chash.svg_document(width, height, format('chash ring %s', ring), body);
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_ring_svg(text, integer) IS
@@ -188,6 +200,12 @@ CREATE OR REPLACE FUNCTION chash_ownership_svg(ring text, width integer DEFAULT 
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
 DECLARE
 	label_width integer;
 	bar_width double precision;
@@ -232,6 +250,12 @@ BEGIN
 	INTO body;
 	RETURN chash.svg_document(width, (40 + 24 * nnodes + 12)::integer,
 							  format('chash ownership of ring %s', ring), body);
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_ownership_svg(text, integer) IS
@@ -299,6 +323,12 @@ CREATE OR REPLACE FUNCTION chash_move_svg(from_ring text, to_ring text, width in
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
 DECLARE
 	size double precision;
 	radius double precision;
@@ -395,6 +425,12 @@ BEGIN
 			   CASE WHEN moved IS NULL THEN '' ELSE format(': %s%%', round((100 * moved)::numeric, 2)) END))
 	INTO body;
 	RETURN chash.svg_document(width, height, format('chash move from ring %s to ring %s', from_ring, to_ring), body);
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_move_svg(text, text, integer) IS

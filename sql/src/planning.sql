@@ -52,7 +52,14 @@ CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text,
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+DECLARE
+	key_type regtype := chash.key_column_type(relation, key_column);
+	key_expr text := chash.routing_key_expr(key_column, key_type);
 BEGIN
 	PERFORM chash.plan_kind(from_ring, to_ring);
 	RETURN QUERY EXECUTE format($q$
@@ -63,6 +70,20 @@ BEGIN
 			  FROM %3$s OFFSET 0) s
 		WHERE f <> t$q$, key_column, key_expr, relation)
 	USING from_ring, to_ring;
+EXCEPTION WHEN datatype_mismatch THEN
+	-- the caller's column definition list guessed the key's type wrong
+	RAISE EXCEPTION USING
+		ERRCODE = 'datatype_mismatch',
+		MESSAGE = format('key column %s of %s is of type %s', quote_ident(key_column), relation, key_type),
+		DETAIL = 'The column definition list gives the key another type.',
+		HINT = format('Declare it AS m(key %1$s, from_node text, to_node text), or pass NULL::%1$s as a fifth argument, which types the result.',
+					  key_type);
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_moved_keys(text, text, regclass, name) IS
@@ -74,6 +95,12 @@ CREATE OR REPLACE FUNCTION chash_move_summary(from_ring text, to_ring text,
 	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED ROWS 20
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
 DECLARE
 	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
 BEGIN
@@ -104,6 +131,12 @@ BEGIN
 		  ON r.from_node = c.from_node AND r.to_node = c.to_node
 		ORDER BY 1, 2$q$, key_expr, relation)
 	USING from_ring, to_ring;
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_move_summary(text, text, regclass, name) IS
@@ -116,6 +149,12 @@ CREATE OR REPLACE FUNCTION chash_moved_slots(from_ring text, to_ring text)
 	LANGUAGE plpgsql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
 DECLARE
 	a record;
 	b record;
@@ -182,6 +221,12 @@ BEGIN
 	FROM moved m
 	GROUP BY m.run, m.from_node, m.to_node
 	ORDER BY min(m.s);
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_moved_slots(text, text) IS
@@ -275,6 +320,12 @@ CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text,
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+DECLARE
 	column_type regtype := chash.key_column_type(relation, key_column);
 BEGIN
 	IF pg_typeof(as_type) <> column_type THEN
@@ -292,6 +343,12 @@ BEGIN
 			  FROM %3$s OFFSET 0) s
 		WHERE f <> t$q$, key_column, chash.routing_key_expr(key_column, column_type), relation)
 	USING from_ring, to_ring;
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_moved_keys(text, text, regclass, name, anyelement) IS
@@ -302,6 +359,12 @@ CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text, keys a
 	LANGUAGE plpgsql STABLE PARALLEL SAFE ROWS 100
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
 DECLARE
 	key_type regtype;
 	settings text;
@@ -345,6 +408,12 @@ BEGIN
 				  FROM unnest(keys) AS u(k) OFFSET 0) s
 			WHERE s.f <> s.t;
 	END IF;
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_moved_keys(text, text, anyarray) IS

@@ -28,6 +28,12 @@ CREATE OR REPLACE FUNCTION chash_key_distribution(ring text, relation regclass, 
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+DECLARE
 	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
 BEGIN
 	IF ring IS NULL THEN
@@ -49,6 +55,12 @@ BEGIN
 		CROSS JOIN total t
 		ORDER BY o.ordinality$q$, key_expr, relation, key_column)
 	USING ring;
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_key_distribution(text, regclass, name) IS

@@ -108,6 +108,12 @@ CREATE OR REPLACE FUNCTION chash_ring_switch(ring text, planned text,
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+DECLARE
 	target_ring text := ring;
 	planned_ring text := planned;
 	moving text;
@@ -174,6 +180,12 @@ BEGIN
 		DELETE FROM chash.ring_config c WHERE c.ring = planned_ring;
 	END IF;
 	RETURN nodes;
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
 COMMENT ON FUNCTION chash_ring_switch(text, text, boolean) IS

@@ -410,6 +410,40 @@ SELECT expect_error($$SELECT chash_move_svg('r', 'k', 20000)$$);
 SELECT expect_error($$SELECT chash_move_svg('r', NULL)$$);
 SELECT length(chash_move_svg('r', 'k')) > 1000 AS drawn;
 
+-- The errors of the functions written in PL/pgSQL carry no CONTEXT of
+-- chash's own helpers and statements, as a function in C: only the
+-- caller's frames (here a DO block's), with the error's SQLSTATE, detail
+-- and hint kept
+\set VERBOSITY default
+\set SHOW_CONTEXT always
+CREATE TABLE ctx_keys (id integer);
+INSERT INTO ctx_keys VALUES (1), (2);
+SELECT chash_ring_copy('r', 'r_ctx');
+SELECT * FROM chash_moved_keys('r', 'r_ctx', 'ctx_keys', 'nope', NULL::integer);
+SELECT chash_ring_import('r', 'redis_cluster_nodes', 'garbage');
+SELECT chash_ring_switch('r', 'no_such_ring');
+DO $$ BEGIN PERFORM chash_ring_svg('no_such_ring'); END $$;
+-- (their SQLSTATEs, as raised inside)
+SELECT expect_error($$SELECT * FROM chash_moved_keys('r', 'r_ctx', 'ctx_keys', 'nope', NULL::integer)$$);
+SELECT expect_error($$SELECT chash_ring_switch('r', 'no_such_ring')$$);
+SELECT expect_error($$SELECT chash_ring_svg('r', 10)$$);
+-- a column definition list of the wrong key type: what to write instead
+SELECT * FROM chash_moved_keys('r', 'r_ctx', 'ctx_keys', 'id') AS m(key text, from_node text, to_node text);
+SELECT expect_error($$SELECT * FROM chash_moved_keys('r', 'r_ctx', 'ctx_keys', 'id') AS m(key text, from_node text, to_node text)$$);
+SELECT count(*) FROM chash_moved_keys('r', 'r_ctx', 'ctx_keys', 'id') AS m(key integer, from_node text, to_node text);
+-- the function that raises them: what it is given, or a clear refusal
+SELECT chash.raise_without_context('22023', 'a message', 'A detail.', '');
+SELECT expect_error($$SELECT chash.raise_without_context('22023', 'a message', 'A detail.', '')$$);
+SELECT chash.raise_without_context('P0001', 'a message', NULL, 'A hint.');
+SELECT chash.raise_without_context(NULL, 'a message', NULL, NULL);
+SELECT chash.raise_without_context('P0001', '', NULL, NULL);
+SELECT chash.raise_without_context('P001', 'a message', NULL, NULL);
+SELECT chash.raise_without_context('p0001', 'a message', NULL, NULL);
+SELECT chash.raise_without_context('00000', 'a message', NULL, NULL);
+\set SHOW_CONTEXT errors
+SELECT chash_ring_drop('r_ctx');
+DROP TABLE ctx_keys;
+
 DROP VIEW fingerprint;
 DROP FUNCTION expect_error(text);
 SELECT chash_ring_drop(ring) FROM chash.ring_config ORDER BY ring;

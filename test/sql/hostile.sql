@@ -94,6 +94,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('key_expr', NULL, '''t.k'''), ('ranges', NULL, '''{[1,2)}''::int8multirange'), ('move_id', NULL, '1'),
 	('as_source', NULL, 'true'), ('by_key', NULL, 'true'), ('buckets', NULL, 'ARRAY[1]'),
 	('round', NULL, '1'), ('pair', NULL, '1'), ('only_pair', NULL, '1'), ('suspects', NULL, '''{}''::jsonb'), ('ext', NULL, '''public'''), ('past_fence', NULL, 'false'), ('with_fence', NULL, 'false'),
+	('sqlstate', NULL, '''P0001'''), ('detail', NULL, '''d'''), ('hint', NULL, '''h'''),
 	('input', NULL, '''e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-16383''');
 
 -- Arguments whose NULL means "the default" or "unchanged", as documented
@@ -234,6 +235,9 @@ SELECT signature, argname, outcome, internal, i,
 		   WHEN outcome = 'NO SAMPLE' THEN 'FAIL: no sample value for this argument'
 		   WHEN outcome IN ('XX000', 'P0004') THEN 'FAIL: internal error'
 		   WHEN internal AND NOT public_can THEN 'internal, not PUBLIC'
+		   -- (it raises what it is given: with no detail or hint, the rest)
+		   WHEN signature = 'chash.raise_without_context(text,text,text,text)' AND argname IN ('detail', 'hint') THEN
+				CASE WHEN outcome = 'P0001' THEN 'ok: raises the error given' ELSE 'FAIL' END
 		   WHEN (signature, argname) IN (SELECT * FROM hostile_nullable) THEN
 				CASE WHEN outcome LIKE '%rows' THEN 'ok: NULL is a default' ELSE 'FAIL' END
 		   WHEN strict THEN CASE WHEN outcome = 'no rows' THEN 'ok: strict' ELSE 'FAIL' END
