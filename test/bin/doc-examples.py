@@ -274,7 +274,7 @@ def run_page(path, update=False, marker="@@doc-example@@"):
         with open(path, encoding="utf-8") as f:
             text = f.read().split("\n")
         for at, count, new in sorted(edits, reverse=True):
-            if not count and at - 1 < len(text) and not text[at - 1].strip():
+            if not count and at - 1 < len(text) and text[at - 1].strip() in ("", "```"):
                 new = new[:-1]
             text[at - 1:at - 1 + count] = new
         with open(path, "w", encoding="utf-8") as f:
