@@ -1,27 +1,53 @@
 -- A ring filled from a system's own description of its cluster
+-- The privileges a change of rings needs, checked before anything is read:
+-- an error naming what the action (a sentence's subject: "An import")
+-- needs, unless the current role has each privilege on the catalog tables
+CREATE OR REPLACE FUNCTION chash.check_ring_privileges(ring text, action text,
+														ring_config text[], node_config text[])
+	RETURNS void
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	needs text[];
+BEGIN
+	IF ring IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring must not be null';
+	END IF;
+	IF action IS NULL OR ring_config IS NULL OR node_config IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'action, ring_config and node_config must not be null';
+	END IF;
+	IF EXISTS (SELECT FROM unnest(ring_config) p WHERE NOT has_table_privilege('chash.ring_config', p))
+	   OR EXISTS (SELECT FROM unnest(node_config) p WHERE NOT has_table_privilege('chash.node_config', p)) THEN
+		-- "INSERT, UPDATE and DELETE privileges on table chash.node_config"
+		SELECT array_agg(format('%s privileges on table chash.%s',
+								regexp_replace(array_to_string(t.privs, ', '), ', ([^,]*)$', ' and \1'), t.name)
+						 ORDER BY t.ord)
+		INTO needs
+		FROM (VALUES (1, 'ring_config', ring_config), (2, 'node_config', node_config)) t(ord, name, privs)
+		WHERE cardinality(t.privs) > 0;
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied to change ring "%s"', chash.message_name(ring)),
+			DETAIL = format('%s needs %s.', action, array_to_string(needs, ', and ')),
+			HINT = 'Rings are changed by the owner of the chash extension, or by roles it grants these privileges to.';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION chash.check_ring_privileges(text, text, text[], text[]) IS
+	'an error, naming what the action needs, unless the current role has the given privileges on chash.ring_config and chash.node_config';
+
 -- The privilege an import needs, checked before its input is read: a role
 -- that may not change the ring learns nothing of the input, and costs no
 -- parse of it.  chash_ring_import and each helper it calls (which PUBLIC
 -- may execute, as the helpers run with the caller's rights) check it.
 CREATE OR REPLACE FUNCTION chash.check_import_privilege(ring text)
 	RETURNS void
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	LANGUAGE sql STABLE PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-BEGIN
-	IF ring IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring must not be null';
-	END IF;
-	IF NOT (has_table_privilege('chash.node_config', 'INSERT')
-			AND has_table_privilege('chash.node_config', 'UPDATE')
-			AND has_table_privilege('chash.node_config', 'DELETE')) THEN
-		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
-			MESSAGE = format('permission denied to change ring "%s"', chash.message_name(ring)),
-			DETAIL = 'An import needs INSERT, UPDATE and DELETE privileges on table chash.node_config.',
-			HINT = 'Rings are changed by the owner of the chash extension, or by roles it grants these privileges to.';
-	END IF;
-END
+SELECT chash.check_ring_privileges(ring, 'An import', '{}', '{INSERT,UPDATE,DELETE}')
 $$;
 COMMENT ON FUNCTION chash.check_import_privilege(text) IS
 	'an error unless the current role may import into a ring (INSERT, UPDATE and DELETE on chash.node_config)';

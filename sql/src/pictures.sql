@@ -123,39 +123,9 @@ BEGIN
 	-- the circle in 1440 slices (a quarter of a degree), each drawn in the
 	-- colour of the node that owns most of it: the picture's size does not
 	-- grow with the ring's points
-	cover AS (
-		SELECT b.b, a.node,
-			   least(a.stop, (b.b + 1) / 1440.0) - greatest(a.start, b.b / 1440.0) AS len
-		FROM chash.ring_arcs(ring) a
-		CROSS JOIN LATERAL generate_series(floor(a.start * 1440)::integer,
-										   least(ceil(a.stop * 1440)::integer - 1, 1439)) b(b)),
-	slices AS (
-		SELECT DISTINCT ON (c.b) c.b, c.node
-		FROM cover c ORDER BY c.b, c.len DESC, c.node),
-	runs AS (
-		SELECT r.node, min(r.b) / 1440.0 AS start, (max(r.b) + 1) / 1440.0 AS stop
-		FROM (SELECT sl.b, sl.node, sl.b - row_number() OVER (PARTITION BY sl.node ORDER BY sl.b) AS grp
-			  FROM slices sl) r
-		GROUP BY r.node, r.grp),
-	arcs AS (
-		-- an arc over half the circle is drawn as two halves, so that its
-		-- ends are apart
-		SELECT r.node, h.start, h.stop
-		FROM runs r
-		CROSS JOIN LATERAL (
-			SELECT r.start, CASE WHEN r.stop - r.start > 0.5 THEN (r.start + r.stop) / 2 ELSE r.stop END
-			UNION ALL
-			SELECT (r.start + r.stop) / 2, r.stop WHERE r.stop - r.start > 0.5) h(start, stop)),
 	paths AS (
-		SELECT n.k, string_agg(format('M %s %s A %s %s 0 %s 1 %s %s',
-									  round((cx + radius * sin(2 * pi() * a.start))::numeric, 2),
-									  round((cy - radius * cos(2 * pi() * a.start))::numeric, 2),
-									  radius, radius,
-									  0,
-									  round((cx + radius * sin(2 * pi() * a.stop))::numeric, 2),
-									  round((cy - radius * cos(2 * pi() * a.stop))::numeric, 2)),
-							   ' ' ORDER BY a.start) AS d
-		FROM arcs a JOIN nodes n USING (node)
+		SELECT n.k, chash.svg_slice_path(array_agg(sl.slice), cx, cy, radius) AS d
+		FROM chash.svg_ring_slices(ring) sl JOIN nodes n USING (node)
 		GROUP BY n.k)
 	SELECT concat_ws(E'\n',
 		format('<text x="%s" y="18" font-size="14" font-weight="bold">ring %s</text>',

@@ -59,16 +59,9 @@ DECLARE
 BEGIN
 DECLARE
 	key_type regtype := chash.key_column_type(relation, key_column);
-	key_expr text := chash.routing_key_expr(key_column, key_type);
 BEGIN
 	PERFORM chash.plan_kind(from_ring, to_ring);
-	RETURN QUERY EXECUTE format($q$
-		SELECT k, f, t
-		FROM (SELECT %1$I AS k,
-					 @extschema@.chash_lookup($1, %2$s) AS f,
-					 @extschema@.chash_lookup($2, %2$s) AS t
-			  FROM %3$s OFFSET 0) s
-		WHERE f <> t$q$, key_column, key_expr, relation)
+	RETURN QUERY EXECUTE chash.moved_keys_query(relation, key_column, key_type)
 	USING from_ring, to_ring;
 EXCEPTION WHEN datatype_mismatch THEN
 	-- the caller's column definition list guessed the key's type wrong
@@ -335,13 +328,7 @@ BEGIN
 			HINT = format('Pass NULL::%s as as_type.', column_type);
 	END IF;
 	PERFORM chash.plan_kind(from_ring, to_ring);
-	RETURN QUERY EXECUTE format($q$
-		SELECT k, f, t
-		FROM (SELECT %1$I AS k,
-					 @extschema@.chash_lookup($1, %2$s) AS f,
-					 @extschema@.chash_lookup($2, %2$s) AS t
-			  FROM %3$s OFFSET 0) s
-		WHERE f <> t$q$, key_column, chash.routing_key_expr(key_column, column_type), relation)
+	RETURN QUERY EXECUTE chash.moved_keys_query(relation, key_column, column_type)
 	USING from_ring, to_ring;
 END;
 EXCEPTION WHEN OTHERS THEN
@@ -438,6 +425,25 @@ SELECT CASE WHEN key_type IS NULL THEN NULL
 $$;
 COMMENT ON FUNCTION chash.routing_key_expr(name, regtype) IS
 	'the expression the plans and reports route a key column by: the column for bytea, integer and uuid columns, its text otherwise';
+
+-- The query of chash_moved_keys with a relation: each key looked up in
+-- both rings ($1 and $2) as chash_lookup routes it, those whose owners
+-- differ kept; the key in its column's type
+CREATE OR REPLACE FUNCTION chash.moved_keys_query(relation regclass, key_column name, key_type regtype)
+	RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT format($q$
+		SELECT k, f, t
+		FROM (SELECT %1$I AS k,
+					 @extschema@.chash_lookup($1, %2$s) AS f,
+					 @extschema@.chash_lookup($2, %2$s) AS t
+			  FROM %3$s OFFSET 0) s
+		WHERE f <> t$q$, key_column, chash.routing_key_expr(key_column, key_type), relation)
+$$;
+COMMENT ON FUNCTION chash.moved_keys_query(regclass, name, regtype) IS
+	'the query of chash_moved_keys with a relation, from ring $1 to ring $2';
 
 -- (not STRICT: a strict call with a NULL constant would not evaluate
 -- chash.key_column_type, which names the NULL argument)

@@ -128,15 +128,7 @@ BEGIN
 			MESSAGE = format('ring "%s" cannot be switched to itself', chash.message_name(target_ring)),
 			HINT = 'Copy the ring with chash_ring_copy(), change the copy, move the rows, then switch the ring to the copy.';
 	END IF;
-	IF NOT (has_table_privilege('chash.ring_config', 'UPDATE')
-			AND has_table_privilege('chash.ring_config', 'DELETE')
-			AND has_table_privilege('chash.node_config', 'INSERT')
-			AND has_table_privilege('chash.node_config', 'DELETE')) THEN
-		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
-			MESSAGE = format('permission denied to change ring "%s"', chash.message_name(target_ring)),
-			DETAIL = 'A switch needs UPDATE and DELETE privileges on table chash.ring_config, and INSERT and DELETE privileges on table chash.node_config.',
-			HINT = 'Rings are changed by the owner of the chash extension, or by roles it grants these privileges to.';
-	END IF;
+	PERFORM chash.check_ring_privileges(target_ring, 'A switch', '{UPDATE,DELETE}', '{INSERT,DELETE}');
 	-- both rows locked, in name order, before anything is read
 	PERFORM FROM chash.ring_config c WHERE c.ring IN (target_ring, planned_ring)
 	ORDER BY c.ring FOR UPDATE;
