@@ -100,6 +100,13 @@ typedef struct ChashAlgorithm
 	void		(*ownership) (const struct ChashPlacement *placement,
 							  int replicas, bool distinct_zones,
 							  double *owned);
+	/*
+	 * Table placements: the slot of the table a position falls in, the
+	 * unit a rebalance reassigns (placement/units.c); NULL where the
+	 * owners are computed from the members alone
+	 */
+	uint32		(*unit) (const struct ChashPlacement *placement,
+						 uint64 position);
 
 	/*
 	 * Keyed placements (spec->keyed, which prepare sets): the owner, and

@@ -140,6 +140,13 @@ chash_placement_owner(const ChashPlacement *placement, uint64 position)
 	return placement->spec.algorithm->owner(placement, position);
 }
 
+/* The units a rebalance reassigns: points or slots (placement/units.c) */
+extern uint32 chash_placement_nunits(const ChashPlacement *placement);
+extern uint32 chash_placement_unit(const ChashPlacement *placement,
+								   uint64 position);
+extern uint32 chash_placement_unit_owner(const ChashPlacement *placement,
+										 uint32 unit);
+
 extern void chash_placement_preference(const ChashPlacement *placement,
 									   uint64 position, uint32 *out, int n);
 extern void chash_placement_preference_zones(const ChashPlacement *placement,

@@ -94,6 +94,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('key_expr', NULL, '''t.k'''), ('ranges', NULL, '''{[1,2)}''::int8multirange'), ('move_id', NULL, '1'),
 	('as_source', NULL, 'true'), ('by_key', NULL, 'true'), ('buckets', NULL, 'ARRAY[1]'),
 	('round', NULL, '1'), ('pair', NULL, '1'), ('only_pair', NULL, '1'), ('suspects', NULL, '''{}''::jsonb'), ('ext', NULL, '''public'''), ('past_fence', NULL, 'false'), ('with_fence', NULL, 'false'),
+	('key_position', NULL, '42::bigint'), ('cost', NULL, '''rows'''), ('sample', NULL, '0.5'),
 	('action', NULL, '''An import'''), ('ring_config', NULL, '''{}''::text[]'), ('node_config', NULL, 'ARRAY[''INSERT'']'),
 	('sqlstate', NULL, '''P0001'''), ('detail', NULL, '''d'''), ('hint', NULL, '''h'''),
 	('input', NULL, '''e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-16383''');
@@ -125,6 +126,7 @@ INSERT INTO hostile_nullable VALUES
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'table_size'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'lookup'),
 	('chash_ring_import(text,text,text,text)', 'datacenter'),
+	('chash_load(text,regclass,name,text,double precision)', 'sample'),
 	('chash.import_nodetool_ring(text,text,text)', 'datacenter'),
 	('chash.mysql_node_rows(text,text,text)', 'node'),
 	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'vnodes'),

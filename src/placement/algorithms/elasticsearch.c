@@ -99,6 +99,12 @@ routing_slot(const ChashSlotTable *table, uint64 position)
 }
 
 static uint32
+es_unit(const ChashPlacement *placement, uint64 position)
+{
+	return routing_slot(placement->data, position);
+}
+
+static uint32
 es_owner(const ChashPlacement *placement, uint64 position)
 {
 	const ChashSlotTable *table = placement->data;
@@ -193,4 +199,5 @@ const ChashAlgorithm chash_algorithm_elasticsearch = {
 	.owner = es_owner,
 	.preference = es_preference,
 	.ownership = es_ownership,
+	.unit = es_unit,
 };

@@ -248,6 +248,14 @@ maglev_build(ChashPlacement *placement)
 }
 
 static uint32
+maglev_unit(const ChashPlacement *placement, uint64 position)
+{
+	const ChashSlotTable *table = placement->data;
+
+	return (uint32) (position % table->size);
+}
+
+static uint32
 maglev_owner(const ChashPlacement *placement, uint64 position)
 {
 	const ChashSlotTable *table = placement->data;
@@ -272,4 +280,5 @@ const ChashAlgorithm chash_algorithm_maglev = {
 	.owner = maglev_owner,
 	.preference = chash_table_preference,
 	.ownership = chash_table_ownership,
+	.unit = maglev_unit,
 };

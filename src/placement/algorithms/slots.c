@@ -203,6 +203,14 @@ slots_build(ChashPlacement *placement)
 
 /* The node owning a position's slot: an error if none does */
 static uint32
+slot_unit(const ChashPlacement *placement, uint64 position)
+{
+	const ChashSlotTable *table = placement->data;
+
+	return (uint32) (position % table->size);
+}
+
+static uint32
 slot_owner(const ChashPlacement *placement, uint64 position)
 {
 	const ChashSlotTable *table = placement->data;
@@ -244,4 +252,5 @@ const ChashAlgorithm chash_algorithm_slots = {
 	.owner = slot_owner,
 	.preference = slots_preference,
 	.ownership = chash_table_ownership,
+	.unit = slot_unit,
 };

@@ -1,0 +1,111 @@
+--
+-- chash_load: a table's rows and bytes in each unit a rebalance can
+-- reassign (a ring's points, a table's slots)
+--
+\set VERBOSITY terse
+CREATE TABLE load_keys (id bigint, tenant text, payload text);
+INSERT INTO load_keys
+SELECT i, 'tenant' || (i % 17), repeat('x', i % 50) FROM generate_series(1, 50000) i;
+INSERT INTO load_keys VALUES (NULL, NULL, 'no key');
+ANALYZE load_keys;
+
+SELECT chash_ring_create('ld_ring', vnodes => 20);
+SELECT chash_node_add('ld_ring', 'n' || i, weight => i) FROM generate_series(1, 3) i;
+SELECT chash_ring_create('ld_ketama', algorithm => 'ketama');
+SELECT chash_node_add('ld_ketama', 'k' || i) FROM generate_series(1, 3) i;
+SELECT chash_ring_create('ld_slots', profile => 'redis_cluster');
+SELECT chash_node_add('ld_slots', 'm' || i) FROM generate_series(1, 3) i;
+SELECT chash_ring_create('ld_maglev', algorithm => 'maglev');
+SELECT chash_node_add('ld_maglev', 'g' || i) FROM generate_series(1, 3) i;
+SELECT chash_ring_create('ld_es', profile => 'elasticsearch');
+SELECT chash_node_add('ld_es', 'shard' || i) FROM generate_series(0, 2) i;
+SELECT chash_ring_create('ld_tokens', algorithm => 'tokens', hash => 'cassandra_murmur3');
+SELECT chash_node_add('ld_tokens', 'c1', tokens => '{-6000000000000000000,1000000000000000000}');
+SELECT chash_node_add('ld_tokens', 'c2', tokens => '{-2000000000000000000}');
+
+-- the units: a ring's points, a table's slots
+SELECT r.ring, (SELECT count(*) FROM chash.ring_units(r.ring)) AS units,
+	   (SELECT count(*) FROM chash_points(r.ring)) AS points
+FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring);
+
+-- every key's unit belongs to the key's owner, for every kind of unit
+SELECT r.ring, count(*) AS keys,
+	   count(*) FILTER (WHERE u.node IS DISTINCT FROM chash_lookup(r.ring, k.id)) AS elsewhere
+FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring)
+CROSS JOIN load_keys k
+JOIN LATERAL (SELECT * FROM chash.ring_units(r.ring)) u
+  ON u.unit = chash.position_unit(r.ring, chash_position(r.ring, k.id))
+WHERE k.id IS NOT NULL
+GROUP BY r.ring ORDER BY r.ring;
+
+-- the load adds up, per node, to the key distribution (NULL keys nowhere),
+-- and its bytes to the rows' sizes, counted per node; load is the cost
+-- asked for
+SELECT r.ring,
+	   (SELECT sum(l.rows) FROM chash_load(r.ring, 'load_keys', 'id') l) AS rows,
+	   NOT EXISTS (
+		   SELECT l.node, sum(l.bytes) FROM chash_load(r.ring, 'load_keys', 'id') l GROUP BY l.node
+		   EXCEPT
+		   SELECT chash_lookup(r.ring, k.id), sum(pg_column_size(k.*))
+		   FROM load_keys k WHERE k.id IS NOT NULL GROUP BY 1) AS bytes_add_up,
+	   (SELECT bool_and(l.load = l.bytes) FROM chash_load(r.ring, 'load_keys', 'id', 'bytes') l) AS load_is_bytes,
+	   (SELECT bool_and(l.rows_error = 0 AND l.bytes_error = 0) FROM chash_load(r.ring, 'load_keys', 'id') l) AS exact,
+	   NOT EXISTS (
+		   SELECT l.node, sum(l.rows) FROM chash_load(r.ring, 'load_keys', 'id') l GROUP BY l.node
+		   EXCEPT
+		   SELECT d.node, d.keys FROM chash_key_distribution(r.ring, 'load_keys', 'id') d) AS per_node
+FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring)
+ORDER BY r.ring;
+
+-- text keys with a hash tag: each tenant's rows in one slot
+SELECT count(*) FILTER (WHERE rows > 0) AS slots_with_rows, sum(rows) AS rows
+FROM chash_load('ld_slots', 'load_keys', 'tenant');
+
+-- a sample: each node's estimate within four standard errors of the
+-- truth, and the same rows on every call
+WITH est AS (
+	SELECT l.node, sum(l.rows) AS rows, sqrt(sum(l.rows_error ^ 2)) AS err,
+		   sum(l.bytes) AS bytes, sqrt(sum(l.bytes_error ^ 2)) AS bytes_err
+	FROM chash_load('ld_slots', 'load_keys', 'id', sample => 0.2) l GROUP BY l.node),
+truth AS (
+	SELECT l.node, sum(l.rows) AS rows, sum(l.bytes) AS bytes
+	FROM chash_load('ld_slots', 'load_keys', 'id') l GROUP BY l.node)
+SELECT e.node, e.err > 0 AS has_error,
+	   abs(e.rows - t.rows) <= 4 * e.err AS rows_within,
+	   abs(e.bytes - t.bytes) <= 4 * e.bytes_err AS bytes_within
+FROM est e JOIN truth t USING (node) ORDER BY e.node;
+SELECT (SELECT array_agg(rows ORDER BY unit) FROM chash_load('ld_maglev', 'load_keys', 'id', sample => 0.1)) =
+	   (SELECT array_agg(rows ORDER BY unit) FROM chash_load('ld_maglev', 'load_keys', 'id', sample => 0.1)) AS repeatable;
+
+-- refusals, with nothing changed
+SELECT chash_ring_create('ld_jump', algorithm => 'jump');
+SELECT chash_node_add('ld_jump', 'j1');
+SELECT chash_ring_create('ld_pymemcache', profile => 'pymemcache');
+SELECT chash_node_add('ld_pymemcache', '10.0.0.1:11211');
+SELECT chash_ring_create('ld_empty');
+SELECT * FROM chash_load('ld_jump', 'load_keys', 'id');
+SELECT * FROM chash_load('ld_pymemcache', 'load_keys', 'id');
+SELECT * FROM chash_load('ld_empty', 'load_keys', 'id');
+SELECT * FROM chash.ring_units('ld_empty');
+SELECT * FROM chash_load('ld_ring', 'load_keys', 'id', 'disk');
+SELECT * FROM chash_load('ld_ring', 'load_keys', 'id', sample => 0);
+SELECT * FROM chash_load('ld_ring', 'load_keys', 'id', sample => 1.5);
+SELECT * FROM chash_load('ld_ring', 'load_keys', 'id', sample => 'NaN');
+SELECT * FROM chash_load('ld_ring', 'load_keys', 'nope');
+SELECT * FROM chash_load(NULL, 'load_keys', 'id');
+SELECT * FROM chash_load('ld_ring', 'load_keys', 'id', NULL);
+SELECT * FROM chash_load('no_ring', 'load_keys', 'id');
+CREATE TABLE load_times (at timestamptz);
+SELECT * FROM chash_load('ld_ring', 'load_times', 'at');
+-- positions outside a 32-bit key hash's space
+SELECT chash.position_unit('ld_ketama', -1);
+SELECT chash.position_unit('ld_ketama', 4294967296);
+SELECT chash.position_unit('ld_ketama', 4294967295) BETWEEN 0 AND 479 AS a_point;
+SELECT chash.position_unit('ld_maglev', -1) BETWEEN 0 AND 65536 AS a_slot;
+SELECT chash.position_unit('ld_jump', 1);
+SELECT count(*) FROM chash.ring_units('ld_jump');
+SELECT chash.position_unit('ld_empty', 1);
+SELECT chash.position_unit('ld_ring', NULL), chash.position_unit(NULL, 1);
+
+DROP TABLE load_keys, load_times;
+SELECT count(chash_ring_drop(ring)) FROM chash.ring_config WHERE ring LIKE 'ld\_%';
