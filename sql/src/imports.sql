@@ -627,6 +627,795 @@ $$;
 COMMENT ON FUNCTION chash.import_nodetool_ring(text, text, text) IS
 	'chash_ring_import of format nodetool_ring';
 
+-- The servers of a load balancer's configuration as a ring's nodes, in the
+-- configuration's order: each node's weight, state and ordinal (its
+-- position, or the server id HAProxy gives it) are the configuration's;
+-- nodes that stay keep their zone and target.  One statement each: the
+-- ring is checked after each, whole.
+CREATE OR REPLACE FUNCTION chash.replace_config_nodes(ring text, names text[], weights float8[],
+													 states text[], ordinals bigint[])
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF ring IS NULL OR names IS NULL OR weights IS NULL OR states IS NULL OR ordinals IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring, names, weights, states and ordinals must not be null';
+	END IF;
+	PERFORM chash.check_import_privilege(ring);
+	IF cardinality(weights) <> cardinality(names) OR cardinality(states) <> cardinality(names)
+	   OR cardinality(ordinals) <> cardinality(names) THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'names, weights, states and ordinals must have as many elements',
+			DETAIL = format('names has %s, weights %s, states %s and ordinals %s.',
+							cardinality(names), cardinality(weights), cardinality(states), cardinality(ordinals));
+	END IF;
+	DELETE FROM chash.node_config n
+	WHERE n.ring = replace_config_nodes.ring
+	  AND NOT EXISTS (SELECT FROM unnest(names) AS m(node) WHERE m.node = n.node);
+	INSERT INTO chash.node_config AS n (ring, node, weight, state, ordinal)
+	SELECT replace_config_nodes.ring, m.node, m.weight, m.state, m.ordinal
+	FROM unnest(names, weights, states, ordinals) WITH ORDINALITY AS m(node, weight, state, ordinal, k)
+	ORDER BY m.k
+	ON CONFLICT ON CONSTRAINT node_config_pkey
+	DO UPDATE SET weight = excluded.weight, state = excluded.state, ordinal = excluded.ordinal,
+				  vnodes = NULL, tokens = NULL, slots = NULL;
+	RETURN pg_catalog.cardinality(names);
+END
+$$;
+COMMENT ON FUNCTION chash.replace_config_nodes(text, text[], float8[], text[], bigint[]) IS
+	'make the servers of a configuration, with their weights, states and ordinals, a ring''s nodes';
+
+-- The words of a configuration, each with its line: comments dropped,
+-- quotes and escapes kept (chash.config_word reads them).  A word that
+-- opens a quote it does not close is a lone quote character.  Linear in the
+-- input: one regular expression over each line.
+CREATE OR REPLACE FUNCTION chash.config_words(input text, pattern text,
+											  OUT lines bigint[], OUT words text[])
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT coalesce(array_agg(l.n ORDER BY l.n, m.i), '{}'), coalesce(array_agg(m.w[1] ORDER BY l.n, m.i), '{}')
+FROM regexp_split_to_table(input, E'\n') WITH ORDINALITY AS l(s, n),
+	 regexp_matches(l.s, pattern, 'g') WITH ORDINALITY AS m(w, i)
+WHERE left(m.w[1], 1) <> '#'
+$$;
+COMMENT ON FUNCTION chash.config_words(text, text) IS
+	'the words of a configuration matched by pattern, with their lines, comments (words starting with #) left out';
+
+-- A word of an nginx or HAProxy configuration as the server reads it: its
+-- quotes removed and its escapes replaced (\" \' \\ \t \r \n; in HAProxy
+-- also "\ " and \#, and nothing within single quotes)
+CREATE OR REPLACE FUNCTION chash.config_word(word text, haproxy boolean)
+	RETURNS text
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r text := '';
+	c text;
+	q text := NULL;
+	i integer := 1;
+	n integer := pg_catalog.length(word);
+BEGIN
+	IF word !~ '["''\\]' THEN
+		RETURN word;
+	END IF;
+	WHILE i <= n LOOP
+		c := pg_catalog.substr(word, i, 1);
+		IF c = '\' AND i < n AND q IS DISTINCT FROM '''' THEN
+			i := i + 1;
+			c := pg_catalog.substr(word, i, 1);
+			r := r || CASE c WHEN 't' THEN E'\t' WHEN 'r' THEN E'\r' WHEN 'n' THEN E'\n'
+							 WHEN '"' THEN c WHEN '''' THEN c WHEN '\' THEN c
+							 ELSE CASE WHEN haproxy AND c IN (' ', '#') THEN c ELSE '\' || c END END;
+		ELSIF q IS NULL AND c IN ('"', '''') AND (haproxy OR i = 1) THEN
+			q := c;
+		ELSIF c = q AND (haproxy OR i = n) THEN
+			q := NULL;
+		ELSE
+			r := r || c;
+		END IF;
+		i := i + 1;
+	END LOOP;
+	RETURN r;
+END
+$$;
+COMMENT ON FUNCTION chash.config_word(text, boolean) IS
+	'a word of an nginx (haproxy false) or HAProxy configuration without its quotes and escapes';
+
+-- An error unless name can be a node's name: its checks, in the words of
+-- a configuration's server on line n
+CREATE OR REPLACE FUNCTION chash.check_config_name(name text, what text, n bigint)
+	RETURNS void
+	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF name = '' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('the %s on line %s is empty', what, n);
+	ELSIF name ~ '[[:cntrl:]]' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('the %s on line %s is not a valid node name', what, n),
+			DETAIL = 'It holds a control character.';
+	ELSIF pg_catalog.octet_length(name) > 1024 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('the %s on line %s is too long for a node name', what, n),
+			DETAIL = format('It is %s bytes long; node names are at most 1024 bytes.', pg_catalog.octet_length(name));
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION chash.check_config_name(text, text, bigint) IS
+	'an error unless the server name or address on line n can be a node name';
+
+-- nginx: an upstream block with "hash KEY consistent"
+CREATE OR REPLACE FUNCTION chash.import_nginx_upstream(ring text, input text)
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cfg record;
+	w record;
+	i integer := 1;
+	nw integer;
+	d text[];
+	dline bigint;
+	word text;
+	value text;
+	weight bigint;
+	state text;
+	hashed boolean := false;
+	hash_line bigint;
+	closed boolean := false;
+	names text[] := '{}';
+	weights float8[] := '{}';
+	states text[] := '{}';
+	ordinals bigint[] := '{}';
+	dup text;
+BEGIN
+	IF ring IS NULL OR input IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring and input must not be null';
+	END IF;
+	PERFORM chash.check_import_privilege(ring);
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash INTO cfg
+	FROM chash.ring_config c WHERE c.ring = import_nginx_upstream.ring;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
+			HINT = 'Create it with chash_ring_create(ring, profile => ''nginx'').';
+	END IF;
+	IF cfg.algorithm <> 'nginx' OR cfg.key_hash <> 'crc32' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" does not place keys as nginx does', chash.message_name(ring)),
+			DETAIL = format('Format "nginx_upstream" gives the servers of an nginx upstream, for algorithm "nginx" and key hash "crc32"; ring "%s" uses "%s" and "%s".',
+							chash.message_name(ring), cfg.algorithm, cfg.key_hash),
+			HINT = 'Create the ring with chash_ring_create(ring, profile => ''nginx'').';
+	END IF;
+
+	-- nginx's words: a quoted string, ; { or }, a word up to a space or
+	-- one of ; { }, a comment from # at a word's start to the line's end
+	SELECT * INTO w FROM chash.config_words(input,
+		'#.*$|"(?:[^"\\]|\\.)*"|''(?:[^''\\]|\\.)*''|[;{}]|(?:[^\s;{}"''#\\]|\\.)(?:[^\s;{}\\]|\\.)*|\S');
+	nw := pg_catalog.cardinality(w.words);
+	IF nw < 3 OR w.words[1] <> 'upstream' OR w.words[3] <> '{' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+			MESSAGE = 'the input is not an nginx upstream block',
+			DETAIL = 'It starts with "upstream NAME {", comments and blank lines aside.',
+			HINT = 'Give the upstream block of your configuration, from "upstream" to its closing "}".';
+	END IF;
+	i := 4;
+	-- one directive a turn: its words up to ";", or the closing "}"
+	WHILE i <= nw LOOP
+		IF w.words[i] = '}' THEN
+			closed := true;
+			i := i + 1;
+			EXIT;
+		END IF;
+		d := '{}';
+		dline := w.lines[i];
+		WHILE i <= nw AND w.words[i] NOT IN (';', '{', '}') LOOP
+			IF w.words[i] IN ('"', '''', '\') THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+					MESSAGE = format('line %s has an unterminated quoted string', w.lines[i]),
+					DETAIL = 'A quoted string ends on the line it starts.';
+			END IF;
+			d := d || chash.config_word(w.words[i], false);
+			i := i + 1;
+		END LOOP;
+		IF i > nw THEN
+			EXIT;
+		ELSIF w.words[i] <> ';' OR pg_catalog.cardinality(d) = 0 THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('unexpected "%s" on line %s', w.words[i], w.lines[i]),
+				DETAIL = 'An upstream block holds directives, each ended by ";", and no block.';
+		END IF;
+		i := i + 1;
+		IF d[1] = 'hash' THEN
+			IF hashed THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('the upstream chooses its balancing method twice, on lines %s and %s', hash_line, dline);
+			ELSIF pg_catalog.cardinality(d) <> 3 OR d[3] <> 'consistent' THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('the hash on line %s is not consistent', dline),
+					DETAIL = 'chash places keys as nginx''s "hash KEY consistent" does (ketama); "hash KEY" alone takes the hash modulo the total weight.',
+					HINT = 'Write the directive as "hash KEY consistent;".';
+			END IF;
+			hashed := true;
+			hash_line := dline;
+		ELSIF d[1] IN ('ip_hash', 'least_conn', 'least_time', 'random', 'sticky') THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('balancing method "%s" on line %s is not consistent hashing', d[1], dline),
+				HINT = 'chash reproduces "hash KEY consistent;" only.';
+		ELSIF d[1] = 'server' THEN
+			IF pg_catalog.cardinality(d) < 2 THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+					MESSAGE = format('the server on line %s has no address', dline);
+			END IF;
+			PERFORM chash.check_config_name(d[2], 'server address', dline);
+			weight := 1;
+			state := 'active';
+			FOR k IN 3 .. pg_catalog.cardinality(d) LOOP
+				word := pg_catalog.split_part(d[k], '=', 1);
+				value := pg_catalog.substr(d[k], pg_catalog.length(word) + 2);
+				IF d[k] = 'down' THEN
+					state := 'down';
+				ELSIF d[k] = 'backup' THEN
+					RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+						MESSAGE = format('server %s on line %s is a backup server', chash.message_name(d[2]), dline),
+						DETAIL = 'nginx refuses "backup" in an upstream with "hash" ("balancing method does not support parameter"), and drops backup servers listed before "hash".',
+						HINT = 'Remove the backup server, or the word "backup".';
+				ELSIF word = 'weight' AND d[k] LIKE 'weight=%' THEN
+					IF value !~ '^[0-9]{1,9}$' OR value::bigint = 0 THEN
+						RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+							MESSAGE = format('invalid parameter "%s" of the server on line %s', chash.message_name(d[k]), dline),
+							DETAIL = 'A weight is a positive integer.';
+					END IF;
+					weight := value::bigint;
+				ELSIF word IN ('max_fails', 'fail_timeout', 'max_conns') AND d[k] LIKE word || '=%' THEN
+					NULL;	-- a server's health, not its place
+				ELSE
+					RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+						MESSAGE = format('invalid parameter "%s" of the server on line %s', chash.message_name(d[k]), dline),
+						DETAIL = 'A server of an upstream with "hash" takes weight=, max_fails=, fail_timeout=, max_conns= and down.';
+				END IF;
+			END LOOP;
+			names := names || d[2];
+			weights := weights || weight::float8;
+			states := states || state;
+			ordinals := ordinals || pg_catalog.cardinality(names)::bigint;
+		ELSIF d[1] IN ('keepalive', 'keepalive_requests', 'keepalive_time', 'keepalive_timeout',
+					   'zone', 'resolver', 'resolver_timeout', 'ntlm', 'queue') THEN
+			NULL;	-- connections to the servers, not their places
+		ELSE
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('unknown directive "%s" on line %s', chash.message_name(d[1]), dline),
+				DETAIL = 'An upstream block with "hash KEY consistent" holds server lines and the directives of its connections (keepalive, zone, ...).';
+		END IF;
+	END LOOP;
+	IF NOT closed THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+			MESSAGE = 'the upstream block does not end',
+			HINT = 'Give the upstream block of your configuration, from "upstream" to its closing "}".';
+	ELSIF i <= nw THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+			MESSAGE = format('line %s follows the upstream block', w.lines[i]),
+			HINT = 'Give one upstream block, alone.';
+	ELSIF NOT hashed THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'the upstream does not hash its keys',
+			DETAIL = 'Without "hash KEY consistent;" nginx balances round robin.',
+			HINT = 'chash reproduces "hash KEY consistent;" only.';
+	ELSIF pg_catalog.cardinality(names) = 0 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'the upstream has no server';
+	END IF;
+	SELECT x.n INTO dup FROM unnest(names) AS x(n) GROUP BY x.n HAVING count(*) > 1 ORDER BY x.n LIMIT 1;
+	IF dup IS NOT NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('server %s appears twice in the upstream', chash.message_name(dup)),
+			DETAIL = 'nginx hashes the server text: two servers of one text have the same points, which one node of a ring cannot.';
+	END IF;
+	RETURN chash.replace_config_nodes(ring, names, weights, states, ordinals);
+END
+$$;
+COMMENT ON FUNCTION chash.import_nginx_upstream(text, text) IS
+	'chash_ring_import of format nginx_upstream';
+
+-- HAProxy: a backend (or listen) section with "hash-type consistent"
+CREATE OR REPLACE FUNCTION chash.import_haproxy_backend(ring text, input text)
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cfg record;
+	w record;
+	i integer := 1;
+	j integer;
+	nw integer;
+	d text[];
+	dline bigint;
+	section text;
+	balance_line bigint;
+	hash_type text[];
+	key_hash text;
+	def_weight integer := 1;
+	def_disabled boolean := false;
+	weight integer;
+	disabled boolean;
+	sid bigint;
+	names text[] := '{}';
+	lines bigint[] := '{}';
+	weights float8[] := '{}';
+	states text[] := '{}';
+	given bigint[] := '{}';
+	ids bigint[] := '{}';
+	used bigint[];
+	counter bigint := 1;
+	p integer := 1;
+	dup record;
+	-- the server keywords that take one argument (HAProxy 2.6 to 3.x);
+	-- the others are flags, but "source", which takes "usesrc" and
+	-- "interface" after its own
+	one_arg CONSTANT text[] := ARRAY['addr', 'agent-addr', 'agent-inter', 'agent-port', 'agent-send',
+		'alpn', 'ca-file', 'ciphers', 'ciphersuites', 'client-sigalgs', 'cookie', 'crl-file', 'crt',
+		'curves', 'downinter', 'error-limit', 'fall', 'fastinter', 'guid', 'hash-key', 'id',
+		'init-addr', 'init-state', 'inter', 'log-bufsize', 'log-proto', 'max-reuse', 'maxconn',
+		'maxqueue', 'minconn', 'namespace', 'npn', 'observe', 'on-error', 'on-marked-down',
+		'on-marked-up', 'pool-conn-name', 'pool-low-conn', 'pool-max-conn', 'pool-purge-delay',
+		'port', 'proto', 'proxy-v2-options', 'redir', 'resolve-net', 'resolve-opts',
+		'resolve-prefer', 'resolvers', 'rise', 'set-proxy-v2-tlv-fmt', 'shard', 'sigalgs',
+		'slowstart', 'sni', 'socks4', 'ssl-max-ver', 'ssl-min-ver', 'tcp-ut', 'track', 'verify',
+		'verifyhost', 'weight', 'ws', 'check-alpn', 'check-proto', 'check-sni', 'usesrc',
+		'interface', 'source'];
+	sections CONSTANT text[] := ARRAY['global', 'defaults', 'frontend', 'backend', 'listen', 'peers',
+		'resolvers', 'userlist', 'mailers', 'program', 'http-errors', 'ring', 'cache', 'fcgi-app',
+		'crt-store', 'log-forward', 'traces'];
+BEGIN
+	IF ring IS NULL OR input IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring and input must not be null';
+	END IF;
+	PERFORM chash.check_import_privilege(ring);
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash INTO cfg
+	FROM chash.ring_config c WHERE c.ring = import_haproxy_backend.ring;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
+			HINT = 'Create it with chash_ring_create(ring, profile => ''haproxy'', key_hash => ...), key_hash the backend''s hash (haproxy_sdbm_avalanche for "hash-type consistent" alone).';
+	END IF;
+	IF cfg.algorithm <> 'haproxy' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" does not place keys as HAProxy does', chash.message_name(ring)),
+			DETAIL = format('Format "haproxy_backend" gives the servers of an HAProxy backend, for algorithm "haproxy"; ring "%s" uses "%s".',
+							chash.message_name(ring), cfg.algorithm),
+			HINT = 'Create the ring with chash_ring_create(ring, profile => ''haproxy'', key_hash => ...).';
+	END IF;
+
+	-- HAProxy's words: runs of quoted strings, escapes and other
+	-- characters but spaces; a comment from an unquoted # to the line's end
+	SELECT * INTO w FROM chash.config_words(input,
+		'#.*$|(?:"(?:[^"\\]|\\.)*"|''[^'']*''|\\.|[^\s"''#\\])+|\S');
+	nw := pg_catalog.cardinality(w.words);
+	-- one line a turn
+	WHILE i <= nw LOOP
+		d := '{}';
+		dline := w.lines[i];
+		WHILE i <= nw AND w.lines[i] = dline LOOP
+			IF w.words[i] IN ('"', '''', '\') THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+					MESSAGE = format('line %s has an unterminated quoted string', dline);
+			END IF;
+			d := d || chash.config_word(w.words[i], true);
+			i := i + 1;
+		END LOOP;
+		IF section IS NULL THEN
+			IF d[1] NOT IN ('backend', 'listen') OR pg_catalog.cardinality(d) <> 2 THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+					MESSAGE = 'the input is not an HAProxy backend section',
+					DETAIL = 'It starts with a line "backend NAME" (or "listen NAME"), comments and blank lines aside.',
+					HINT = 'Give the backend section of your configuration, from its "backend" line to the line before the next section.';
+			END IF;
+			section := d[2];
+		ELSIF d[1] = ANY (sections) THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('line %s starts another section', dline),
+				DETAIL = format('The input is section "%s"; line %s starts section %s.', chash.message_name(section), dline, d[1]),
+				HINT = 'Give the backend section alone, from its "backend" line to the line before the next section.';
+		ELSIF d[1] = 'balance' THEN
+			IF pg_catalog.cardinality(d) < 2
+			   OR NOT (d[2] IN ('source', 'uri', 'url_param', 'hash', 'rdp-cookie')
+					   OR d[2] ~ '^(hdr|rdp-cookie)\(.*\)$') THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('balance "%s" on line %s does not hash a key', chash.message_name(coalesce(d[2], '')), dline),
+					DETAIL = 'chash places keys as the hashing algorithms of HAProxy do: hdr(NAME), uri, url_param, source, rdp-cookie and hash.';
+			END IF;
+			balance_line := dline;
+		ELSIF d[1] = 'hash-type' THEN
+			hash_type := d[2:];
+			IF hash_type[1] IS DISTINCT FROM 'consistent' THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('hash-type "%s" on line %s is not consistent', chash.message_name(coalesce(hash_type[1], '')), dline),
+					DETAIL = 'chash places keys as "hash-type consistent" does; "map-based" takes the hash modulo the total weight.',
+					HINT = 'Write the line as "hash-type consistent [FUNCTION] [avalanche]".';
+			END IF;
+			key_hash := CASE
+				WHEN pg_catalog.cardinality(hash_type) = 1 THEN 'haproxy_sdbm_avalanche'
+				-- the modifier alone: sdbm with it
+				WHEN pg_catalog.cardinality(hash_type) = 2 AND hash_type[2] = 'avalanche' THEN 'haproxy_sdbm_avalanche'
+				WHEN pg_catalog.cardinality(hash_type) > 3 OR hash_type[2] NOT IN ('sdbm', 'djb2', 'wt6', 'crc32')
+					 OR hash_type[3] IS DISTINCT FROM 'avalanche' AND pg_catalog.cardinality(hash_type) = 3 THEN NULL
+				WHEN hash_type[3] = 'avalanche' THEN 'haproxy_' || hash_type[2] || '_avalanche'
+				WHEN hash_type[2] = 'crc32' THEN 'crc32'
+				ELSE 'haproxy_' || hash_type[2] END;
+			IF key_hash IS NULL THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('"%s" on line %s is not a hash function chash has', chash.message_name(array_to_string(d, ' ')), dline),
+					DETAIL = 'chash has HAProxy''s sdbm, djb2, wt6 and crc32, each with or without avalanche.';
+			END IF;
+		ELSIF d[1] IN ('server', 'default-server') THEN
+			IF d[1] = 'server' AND pg_catalog.cardinality(d) < 3 THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+					MESSAGE = format('the server on line %s has no address', dline),
+					DETAIL = 'A server line is "server NAME ADDRESS [PARAMETERS]".';
+			END IF;
+			weight := def_weight;
+			disabled := def_disabled;
+			sid := NULL;
+			j := CASE WHEN d[1] = 'server' THEN 4 ELSE 2 END;
+			WHILE j <= pg_catalog.cardinality(d) LOOP
+				IF d[j] IN ('disabled', 'enabled') THEN
+					disabled := d[j] = 'disabled';
+				ELSIF d[j] = 'backup' THEN
+					RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+						MESSAGE = format('the server on line %s is a backup server', dline),
+						DETAIL = 'HAProxy sends keys to its backup servers only when no other server is up; a ring has no such nodes.',
+						HINT = 'Remove the backup server, or the word "backup".';
+				ELSIF d[j] = ANY (one_arg) THEN
+					IF j = pg_catalog.cardinality(d) THEN
+						RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+							MESSAGE = format('"%s" on line %s has no value', d[j], dline);
+					END IF;
+					IF d[j] = 'weight' THEN
+						IF d[j + 1] !~ '^[0-9]{1,3}$' OR d[j + 1]::integer > 256 THEN
+							RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+								MESSAGE = format('weight "%s" on line %s is not a weight of HAProxy', chash.message_name(d[j + 1]), dline),
+								DETAIL = 'A weight is an integer from 0 to 256.';
+						END IF;
+						weight := d[j + 1]::integer;
+					ELSIF d[j] = 'id' THEN
+						IF d[1] = 'default-server' OR d[j + 1] !~ '^[0-9]{1,10}$' OR d[j + 1]::bigint NOT BETWEEN 1 AND 2147483647 THEN
+							RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+								MESSAGE = format('id "%s" on line %s is not a server id', chash.message_name(d[j + 1]), dline),
+								DETAIL = 'A server''s id is an integer from 1 to 2147483647, given on its own server line.';
+						END IF;
+						sid := d[j + 1]::bigint;
+					ELSIF d[j] = 'hash-key' AND d[j + 1] <> 'id' THEN
+						RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+							MESSAGE = format('hash-key "%s" on line %s has no profile', chash.message_name(d[j + 1]), dline),
+							DETAIL = 'chash places servers by their ids (hash-key id, the default); servers placed by their addresses have no profile.';
+					END IF;
+					j := j + 1;
+				END IF;
+				j := j + 1;
+			END LOOP;
+			IF d[1] = 'default-server' THEN
+				def_weight := weight;
+				def_disabled := disabled;
+			ELSE
+				PERFORM chash.check_config_name(d[2], 'server name', dline);
+				names := names || d[2];
+				lines := lines || dline;
+				-- a server of weight 0, as a disabled one, has no points
+				weights := weights || greatest(weight, 1)::float8;
+				states := states || CASE WHEN disabled OR weight = 0 THEN 'down' ELSE 'active' END;
+				given := given || sid;
+			END IF;
+		END IF;
+		-- any other line is HAProxy's, and places no key
+	END LOOP;
+	IF section IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+			MESSAGE = 'the input is not an HAProxy backend section',
+			HINT = 'Give the backend section of your configuration, from its "backend" line to the line before the next section.';
+	ELSIF balance_line IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('backend "%s" has no balance line', chash.message_name(section)),
+			DETAIL = 'Without one HAProxy balances round robin, unless the defaults section says otherwise.',
+			HINT = 'Copy the balance and hash-type lines of your defaults section into the backend.';
+	ELSIF hash_type IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('backend "%s" has no hash-type line', chash.message_name(section)),
+			DETAIL = 'Without one HAProxy hashes "map-based", unless the defaults section says otherwise.',
+			HINT = 'Copy the hash-type line of your defaults section into the backend, or add "hash-type consistent".';
+	ELSIF pg_catalog.cardinality(names) = 0 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('backend "%s" has no server', chash.message_name(section));
+	END IF;
+	IF cfg.key_hash <> key_hash THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" does not hash keys as backend "%s" does', chash.message_name(ring), chash.message_name(section)),
+			DETAIL = format('The backend''s "hash-type %s" is key hash "%s"; ring "%s" uses "%s".',
+							array_to_string(hash_type, ' '), key_hash, chash.message_name(ring), cfg.key_hash),
+			HINT = format('Create the ring with chash_ring_create(ring, profile => ''haproxy'', key_hash => ''%s''), or change it with chash_ring_set.', key_hash);
+	END IF;
+	FOR dup IN
+		SELECT x.n, min(x.l) AS first, (array_agg(x.l ORDER BY x.l))[2] AS second
+		FROM unnest(names, lines) AS x(n, l) GROUP BY x.n HAVING count(*) > 1 ORDER BY 2 LIMIT 1
+	LOOP
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('server %s appears twice in the backend', chash.message_name(dup.n)),
+			DETAIL = format('Lines %s and %s name it.', dup.first, dup.second);
+	END LOOP;
+	FOR dup IN
+		SELECT x.id, min(x.l) AS first, (array_agg(x.l ORDER BY x.l))[2] AS second
+		FROM unnest(given, lines) AS x(id, l) WHERE x.id IS NOT NULL
+		GROUP BY x.id HAVING count(*) > 1 ORDER BY 2 LIMIT 1
+	LOOP
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('server id %s is given twice', dup.id),
+			DETAIL = format('Lines %s and %s give it.', dup.first, dup.second);
+	END LOOP;
+
+	-- The ids HAProxy gives: a counter from 1 that moves on at every
+	-- server; a server without an id takes the first not given at or
+	-- after it, and the counter goes on from there (cfgparse.c).  The
+	-- given ids, sorted, are passed once.
+	SELECT coalesce(array_agg(x.id ORDER BY x.id), '{}') INTO used FROM unnest(given) AS x(id) WHERE x.id IS NOT NULL;
+	FOR k IN 1 .. pg_catalog.cardinality(names) LOOP
+		IF given[k] IS NOT NULL THEN
+			ids := ids || given[k];
+		ELSE
+			WHILE p <= pg_catalog.cardinality(used) AND used[p] < counter LOOP
+				p := p + 1;
+			END LOOP;
+			WHILE p <= pg_catalog.cardinality(used) AND used[p] = counter LOOP
+				counter := counter + 1;
+				p := p + 1;
+			END LOOP;
+			ids := ids || counter;
+		END IF;
+		counter := counter + 1;
+	END LOOP;
+	RETURN chash.replace_config_nodes(ring, names, weights, states, ids);
+END
+$$;
+COMMENT ON FUNCTION chash.import_haproxy_backend(text, text) IS
+	'chash_ring_import of format haproxy_backend';
+
+-- A YAML scalar of a twemproxy configuration: plain, 'single' ('' is ')
+-- or "double" quoted (\" \\ and the like); NULL if it is none
+CREATE OR REPLACE FUNCTION chash.yaml_scalar(s text)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT CASE
+	WHEN s ~ '^''(?:[^'']|'''')*''$' THEN replace(substr(s, 2, length(s) - 2), '''''', '''')
+	WHEN s ~ '^"(?:[^"\\]|\\.)*"$' THEN chash.config_word(s, false)
+	WHEN s ~ '^[^''"\[\]{}&*!|>%@`#,]' AND s !~ ':\s|:$| #' THEN s
+END
+$$;
+COMMENT ON FUNCTION chash.yaml_scalar(text) IS
+	'a scalar of a twemproxy (YAML) configuration without its quotes, or NULL if it is none';
+
+-- twemproxy: a nutcracker pool with "distribution: ketama"
+CREATE OR REPLACE FUNCTION chash.import_twemproxy_pool(ring text, input text)
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cfg record;
+	line record;
+	pool text;
+	key_indent integer;
+	indent integer;
+	in_servers boolean := false;
+	key text;
+	raw text;
+	value text;
+	settings jsonb := '{}';
+	setting_lines jsonb := '{}';
+	f text[];
+	addr text;
+	host text;
+	port text;
+	weight text;
+	name text;
+	key_hash text;
+	names text[] := '{}';
+	lines bigint[] := '{}';
+	weights float8[] := '{}';
+	dup record;
+BEGIN
+	IF ring IS NULL OR input IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring and input must not be null';
+	END IF;
+	PERFORM chash.check_import_privilege(ring);
+	SELECT c.algorithm, c.ketama_variant, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO cfg
+	FROM chash.ring_config c WHERE c.ring = import_twemproxy_pool.ring;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
+			HINT = 'Create it with chash_ring_create(ring, profile => ''twemproxy'', key_hash => ...), key_hash the pool''s hash.';
+	END IF;
+	IF cfg.algorithm <> 'ketama' OR cfg.ketama_variant IS DISTINCT FROM 'twemproxy' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" does not place keys as twemproxy does', chash.message_name(ring)),
+			DETAIL = format('Format "twemproxy_pool" gives the servers of a twemproxy pool, for algorithm "ketama" and ketama variant "twemproxy"; ring "%s" uses "%s" and %s.',
+							chash.message_name(ring), cfg.algorithm, coalesce('"' || cfg.ketama_variant || '"', 'no variant')),
+			HINT = 'Create the ring with chash_ring_create(ring, profile => ''twemproxy'', key_hash => ...).';
+	END IF;
+
+	-- One line a turn: "NAME:", then its keys one indent deeper, and the
+	-- list of servers under "servers:"
+	FOR line IN
+		SELECT l.n, pg_catalog.rtrim(l.s, E' \t\r') AS s,
+			   pg_catalog.length(substring(l.s FROM '^ *')) AS indent
+		FROM pg_catalog.regexp_split_to_table(input, E'\n') WITH ORDINALITY AS l(s, n)
+		WHERE l.s !~ '^\s*(#|$)' AND l.s !~ '^\s*---\s*$'
+	LOOP
+		IF line.s ~ '^ *\t' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('line %s is indented with a tab', line.n),
+				DETAIL = 'YAML indents with spaces.';
+		END IF;
+		indent := line.indent;
+		raw := pg_catalog.btrim(line.s, ' ');
+		IF indent = 0 THEN
+			IF pool IS NOT NULL THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('line %s starts another pool', line.n),
+					DETAIL = format('The input is pool "%s"; a ring holds one pool.', chash.message_name(pool)),
+					HINT = 'Give one pool of your configuration.';
+			END IF;
+			pool := chash.yaml_scalar(substring(raw FROM '^(.*):$'));
+			IF pool IS NULL THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+					MESSAGE = 'the input is not a twemproxy pool',
+					DETAIL = 'A pool starts with a line "NAME:", comments and blank lines aside, and its settings follow, indented.',
+					HINT = 'Give one pool of your nutcracker configuration (YAML).';
+			END IF;
+			CONTINUE;
+		ELSIF pool IS NULL THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = 'the input is not a twemproxy pool',
+				DETAIL = 'A pool starts with a line "NAME:", comments and blank lines aside, and its settings follow, indented.',
+				HINT = 'Give one pool of your nutcracker configuration (YAML).';
+		END IF;
+		key_indent := coalesce(key_indent, indent);
+		IF in_servers AND raw ~ '^-( |$)' AND indent >= key_indent THEN
+			-- "- host:port:weight [name]", in quotes or not; a trailing
+			-- comment after a space
+			raw := pg_catalog.btrim(pg_catalog.substr(raw, 2), ' ');
+			value := chash.yaml_scalar(pg_catalog.regexp_replace(raw, '\s+#.*$', ''));
+			IF value IS NULL THEN
+				value := chash.yaml_scalar(raw);
+			END IF;
+			f := pg_catalog.regexp_split_to_array(coalesce(value, ''), ' +');
+			IF value IS NULL OR pg_catalog.cardinality(f) > 2 OR f[1] !~ '^.+:[0-9]+$' THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+					MESSAGE = format('line %s is not a server of twemproxy', line.n),
+					DETAIL = 'A server is "host:port:weight", or "host:port:weight name".';
+			END IF;
+			addr := substring(f[1] FROM '^(.*):[0-9]+$');
+			weight := substring(f[1] FROM ':([0-9]+)$');
+			name := f[2];
+			IF weight !~ '^[0-9]{1,9}$' OR weight::integer = 0 THEN
+				RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+					MESSAGE = format('the weight of the server on line %s is not a positive integer', line.n);
+			END IF;
+			IF name IS NULL THEN
+				-- nutcracker names a server without a name after its
+				-- address: the host on port 11211, else host:port
+				host := substring(addr FROM '^(.*):[0-9]+$');
+				port := substring(addr FROM ':([0-9]+)$');
+				IF host IS NULL OR host = '' THEN
+					RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+						MESSAGE = format('the server on line %s has no name, and no host and port to name it after', line.n),
+						HINT = 'Give the server a name after its weight: "host:port:weight name".';
+				END IF;
+				name := CASE WHEN port = '11211' THEN host ELSE addr END;
+			END IF;
+			PERFORM chash.check_config_name(name, 'server name', line.n);
+			names := names || name;
+			lines := lines || line.n;
+			weights := weights || weight::float8;
+			CONTINUE;
+		END IF;
+		IF indent <> key_indent THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('line %s is indented as no setting of the pool is', line.n),
+				DETAIL = format('The pool''s settings are indented by %s spaces, its servers listed under "servers:"; line %s by %s.', key_indent, line.n, indent);
+		END IF;
+		key := substring(raw FROM '^([A-Za-z_0-9]+):( |$)');
+		IF key IS NULL THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('line %s is not a setting of a twemproxy pool', line.n),
+				DETAIL = 'A setting is "key: value".';
+		END IF;
+		IF settings ? key THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('setting "%s" is given twice, on lines %s and %s', key, setting_lines ->> key, line.n);
+		END IF;
+		raw := pg_catalog.btrim(pg_catalog.substr(raw, pg_catalog.length(key) + 2), ' ');
+		in_servers := key = 'servers';
+		IF in_servers AND raw <> '' THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('the servers on line %s are not a list of lines', line.n),
+				DETAIL = 'twemproxy''s servers are listed one a line, each after "- ".';
+		END IF;
+		value := coalesce(chash.yaml_scalar(pg_catalog.regexp_replace(raw, '\s+#.*$', '')), chash.yaml_scalar(raw));
+		IF value IS NULL AND NOT in_servers THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+				MESSAGE = format('the value of setting "%s" on line %s is not a plain or quoted string', key, line.n);
+		END IF;
+		settings := settings || jsonb_build_object(key, coalesce(value, ''));
+		setting_lines := setting_lines || jsonb_build_object(key, line.n);
+	END LOOP;
+	IF pool IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
+			MESSAGE = 'the input is not a twemproxy pool',
+			HINT = 'Give one pool of your nutcracker configuration (YAML).';
+	END IF;
+
+	IF coalesce(settings ->> 'distribution', 'ketama') <> 'ketama' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('distribution "%s" on line %s is not one chash has', chash.message_name(settings ->> 'distribution'), setting_lines ->> 'distribution'),
+			DETAIL = 'chash places keys as twemproxy''s "distribution: ketama" does; "modula" takes the hash modulo the total weight, "random" no hash.';
+	END IF;
+	key_hash := CASE coalesce(settings ->> 'hash', 'fnv1a_64')
+		WHEN 'md5' THEN 'md5'
+		WHEN 'crc32a' THEN 'crc32'
+		ELSE CASE WHEN settings ->> 'hash' IS NULL
+					   OR settings ->> 'hash' IN ('one_at_a_time', 'crc16', 'crc32', 'fnv1_64', 'fnv1a_64',
+												  'fnv1_32', 'fnv1a_32', 'hsieh', 'murmur', 'jenkins')
+				  THEN 'twemproxy_' || coalesce(settings ->> 'hash', 'fnv1a_64') END END;
+	IF key_hash IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('hash "%s" on line %s is not one of twemproxy', chash.message_name(settings ->> 'hash'), setting_lines ->> 'hash'),
+			DETAIL = 'twemproxy''s hashes are one_at_a_time, md5, crc16, crc32, crc32a, fnv1_64, fnv1a_64, fnv1_32, fnv1a_32, hsieh, murmur and jenkins.';
+	END IF;
+	IF settings ? 'hash_tag' AND pg_catalog.length(settings ->> 'hash_tag') <> 2 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('hash_tag "%s" on line %s is not two characters', chash.message_name(settings ->> 'hash_tag'), setting_lines ->> 'hash_tag');
+	END IF;
+	IF NOT settings ? 'servers' OR pg_catalog.cardinality(names) = 0 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('pool "%s" has no server', chash.message_name(pool));
+	END IF;
+	IF cfg.key_hash <> key_hash OR cfg.hash_tag IS DISTINCT FROM settings ->> 'hash_tag' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" does not hash keys as pool "%s" does', chash.message_name(ring), chash.message_name(pool)),
+			DETAIL = format('The pool''s hash "%s" is key hash "%s", with %s; ring "%s" uses "%s", with %s.',
+							coalesce(settings ->> 'hash', 'fnv1a_64'), key_hash,
+							coalesce('hash tag "' || (settings ->> 'hash_tag') || '"', 'no hash tag'),
+							chash.message_name(ring), cfg.key_hash, coalesce('hash tag "' || cfg.hash_tag || '"', 'no hash tag')),
+			HINT = format('Create the ring with chash_ring_create(ring, profile => ''twemproxy'', key_hash => ''%s''%s), or change it with chash_ring_set.',
+						  key_hash, coalesce(format(', hash_tag => %L', settings ->> 'hash_tag'), ''));
+	END IF;
+	FOR dup IN
+		SELECT x.n, min(x.l) AS first, (array_agg(x.l ORDER BY x.l))[2] AS second
+		FROM unnest(names, lines) AS x(n, l) GROUP BY x.n HAVING count(*) > 1 ORDER BY 2 LIMIT 1
+	LOOP
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('server %s appears twice in the pool', chash.message_name(dup.n)),
+			DETAIL = format('Lines %s and %s name it.', dup.first, dup.second);
+	END LOOP;
+	RETURN chash.replace_config_nodes(ring, names, weights,
+									  array_fill('active'::text, ARRAY[pg_catalog.cardinality(names)]),
+									  (SELECT array_agg(k ORDER BY k) FROM generate_series(1::bigint, pg_catalog.cardinality(names)) k));
+END
+$$;
+COMMENT ON FUNCTION chash.import_twemproxy_pool(text, text) IS
+	'chash_ring_import of format twemproxy_pool';
+
 CREATE OR REPLACE FUNCTION chash_ring_import(ring text, format text, input text,
 								  datacenter text DEFAULT NULL)
 	RETURNS integer
@@ -647,7 +1436,8 @@ BEGIN
 	-- the privilege first: a role that may not change the ring learns
 	-- nothing of the input, and costs no parse of it
 	PERFORM chash.check_import_privilege(ring);
-	IF format IN ('redis_cluster_nodes', 'redis_cluster_shards') THEN
+	IF format IN ('redis_cluster_nodes', 'redis_cluster_shards', 'nginx_upstream', 'haproxy_backend',
+				  'twemproxy_pool') THEN
 		IF datacenter IS NOT NULL THEN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 				MESSAGE = format('format "%s" takes no datacenter', format),
@@ -655,6 +1445,12 @@ BEGIN
 		END IF;
 		IF format = 'redis_cluster_shards' THEN
 			RETURN chash.import_redis_cluster_shards(ring, input);
+		ELSIF format = 'nginx_upstream' THEN
+			RETURN chash.import_nginx_upstream(ring, input);
+		ELSIF format = 'haproxy_backend' THEN
+			RETURN chash.import_haproxy_backend(ring, input);
+		ELSIF format = 'twemproxy_pool' THEN
+			RETURN chash.import_twemproxy_pool(ring, input);
 		END IF;
 		RETURN chash.import_redis_cluster_nodes(ring, input);
 	ELSIF format = 'nodetool_ring' THEN
@@ -662,7 +1458,7 @@ BEGIN
 	END IF;
 	RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 		MESSAGE = format('unknown import format "%s"', chash.message_name(format)),
-		HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES), "redis_cluster_shards" (of redis-cli --json CLUSTER SHARDS) and "nodetool_ring" (of nodetool ring).';
+		HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES), "redis_cluster_shards" (of redis-cli --json CLUSTER SHARDS), "nodetool_ring" (of nodetool ring), "nginx_upstream" (an nginx upstream block), "haproxy_backend" (an HAProxy backend section) and "twemproxy_pool" (a twemproxy pool).';
 END;
 EXCEPTION WHEN OTHERS THEN
 	-- (the caller sees the error, not the helpers and statements it came from)
@@ -672,4 +1468,4 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_ring_import(text, text, text, text) IS
-	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, or redis_cluster_shards, of redis-cli --json CLUSTER SHARDS, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; returns the number of nodes';
+	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, or redis_cluster_shards, of redis-cli --json CLUSTER SHARDS, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; formats nginx_upstream (an upstream block with hash KEY consistent), haproxy_backend (a backend section with hash-type consistent) and twemproxy_pool (a nutcracker pool with distribution ketama) give each server with its weight, down if marked down or disabled, in the configuration''s order (HAProxy: its server id as ordinal); returns the number of nodes';
