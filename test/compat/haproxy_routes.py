@@ -4,15 +4,19 @@
 Usage:
     haproxy_routes.py [--hash sdbm|djb2|wt6|crc32] [--avalanche]
                       [--ids FILE] [--empty TEXT] [--seen FILE]
-                      [--connections N] [-v] SERVERS KEYS > ROUTES
+                      [--conf FILE] [--connections N] [-v] SERVERS KEYS > ROUTES
 
 SERVERS is a TSV file of "name<TAB>weight" or "name<TAB>weight<TAB>id"
 lines in server-list order: weight 1 to 256 (HAProxy's range; 0 would be a
 server that never gets a key), id a positive integer (HAProxy's "id"
 keyword: the server's puid) or empty for none.  Names are any UTF-8 text
 without TAB: HAProxy's consistent hash does not hash names (a server's
-nodes come from its puid and weight only), so the servers are called s1,
-s2, ... in the configuration and reported by their SERVERS names.
+nodes come from its puid and weight only), so the servers carry their
+SERVERS names in the configuration when all of them are names HAProxy
+takes (letters, digits, "-", "_", ".", ":"), else they are called s1, s2,
+... there; either way they are reported by their SERVERS names.  --conf
+FILE gets a copy of the configuration HAProxy ran with
+(test/scripts/compat.sh gives its backend section to chash_ring_import).
 
 KEYS has one key per line, UTF-8, no TAB, CR or LF; an empty line is the
 empty key.  Each key is sent as the raw bytes of one request header
@@ -24,7 +28,7 @@ The backend:
     backend b
       balance hdr(X-Key)
       hash-type consistent [FUNCTION [avalanche]]
-      server sI unix@.../eI.sock weight W [id ID]   (one per server)
+      server NAME unix@.../eI.sock weight W [id ID]   (one per server)
 
 With neither --hash nor --avalanche, "hash-type consistent" alone: HAProxy's
 default for consistent hashing, sdbm with avalanche (cfgparse-listen.c).
@@ -84,6 +88,7 @@ Standard library only; run with /usr/bin/python3 (3.9 or later).
 import argparse
 import atexit
 import os
+import re
 import resource
 import secrets
 import shutil
@@ -106,6 +111,7 @@ IO_TIMEOUT = 120.0              # seconds without progress on the sockets
 WINDOW = 64                     # requests in flight on one connection
 CONNECTIONS = 8                 # client connections to the front
 PROG = "haproxy_routes"
+NAME_RE = re.compile(r"^[A-Za-z0-9_.:-]+$")    # invalid_char() of HAProxy
 
 
 def log(verbose, msg):
@@ -185,7 +191,7 @@ def read_keys(path):
 # HAProxy
 
 def write_conf(path, workdir, front, stats, servers, socks, token, hash_line,
-               maxconn):
+               maxconn, names):
     p = lambda sub: '"%s"' % os.path.join(workdir, sub)
     lines = [
         "global",
@@ -214,9 +220,9 @@ def write_conf(path, workdir, front, stats, servers, socks, token, hash_line,
         "  http-response set-header X-Srv-Id %[srv_id]",
         "  http-response set-header X-Seen %[var(txn.seen)]",
     ]
-    for i, ((name, weight, sid), sock) in enumerate(zip(servers, socks), 1):
-        lines.append('  server s%d "unix@%s" weight %d%s'
-                     % (i, sock, weight,
+    for (name, weight, sid), sock, cname in zip(servers, socks, names):
+        lines.append('  server %s "unix@%s" weight %d%s'
+                     % (cname, sock, weight,
                         "" if sid is None else " id %d" % sid))
     for i, sock in enumerate(socks, 1):
         lines += [
@@ -272,7 +278,17 @@ def server_state(path, n):
     return out
 
 
-def routes(servers, keys, hash_line, empty_mark, nconn, verbose):
+def config_names(servers):
+    """The servers' names in the configuration: their own if HAProxy takes
+    them all, else s1, s2, ..."""
+    own = [s[0] for s in servers]
+    if all(NAME_RE.match(n) for n in own):
+        return own
+    return ["s%d" % i for i in range(1, len(servers) + 1)]
+
+
+def routes(servers, keys, hash_line, empty_mark, nconn, verbose,
+           conf_out=None):
     t0 = time.monotonic()
     n = len(servers)
     maxconn = 2 * n + 4 * nconn + 256
@@ -291,8 +307,9 @@ def routes(servers, keys, hash_line, empty_mark, nconn, verbose):
     socks = [os.path.join(workdir, "e%d.sock" % i) for i in range(1, n + 1)]
     token = secrets.token_hex(8)
     conf = os.path.join(workdir, "haproxy.cfg")
+    names = config_names(servers)
     write_conf(conf, workdir, front, stats, servers, socks, token, hash_line,
-               maxconn)
+               maxconn, names)
     test = subprocess.run([HAPROXY, "-c", "-q", "-f", conf],
                           stdin=subprocess.DEVNULL, capture_output=True,
                           timeout=120)
@@ -319,10 +336,10 @@ def routes(servers, keys, hash_line, empty_mark, nconn, verbose):
     state = server_state(stats, n)
     ids = []
     for i, (name, weight, sid) in enumerate(servers, 1):
-        got = state.get("s%d" % i)
+        got = state.get(names[i - 1])
         if got is None:
-            raise RoutesError("haproxy's stats lack server s%d (%r)"
-                              % (i, name))
+            raise RoutesError("haproxy's stats lack server %s (%r)"
+                              % (names[i - 1], name))
         if sid is not None and got[0] != sid:
             raise RoutesError("server %r: id %d given, haproxy reports %d"
                               % (name, sid, got[0]))
@@ -330,6 +347,8 @@ def routes(servers, keys, hash_line, empty_mark, nconn, verbose):
             raise RoutesError("server %r: weight %d given, haproxy reports %d"
                               % (name, weight, got[1]))
         ids.append(got[0])
+    if conf_out:
+        shutil.copyfile(conf, conf_out)
     t1 = time.monotonic()
     log(verbose, "haproxy with %d servers started in %.2fs; ids %s"
         % (n, t1 - t0, " ".join("%s=%d" % (s[0], i)
@@ -414,6 +433,8 @@ def main():
     ap.add_argument("--empty", metavar="TEXT",
                     help="print TEXT for keys whose hashed value is empty "
                     "(round robin); without it such keys fail the run")
+    ap.add_argument("--conf", metavar="FILE",
+                    help="write a copy of the configuration haproxy ran with")
     ap.add_argument("--seen", metavar="FILE",
                     help="write the bytes haproxy hashed for each key, one a "
                     "line")
@@ -437,7 +458,7 @@ def main():
         servers = read_servers(args.servers)
         keys = read_keys(args.keys)
         result, seen, ids = routes(servers, keys, hash_line, args.empty,
-                                   args.connections, args.verbose)
+                                   args.connections, args.verbose, args.conf)
         if args.ids:
             with open(args.ids, "wb") as f:
                 f.write("".join("%s\t%d\n" % (s[0], i) for s, i

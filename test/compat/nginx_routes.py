@@ -3,7 +3,7 @@
 
 Usage:
     nginx_routes.py [--netns auto|yes|no] [--empty TEXT] [--seen FILE]
-                    [--connections N] [-v] SERVERS KEYS > ROUTES
+                    [--conf FILE] [--connections N] [-v] SERVERS KEYS > ROUTES
 
 SERVERS is a TSV file of "name<TAB>weight" lines in server-list order
 (weights positive integers).  Each name is written into the upstream
@@ -46,7 +46,9 @@ ROUTES gets TEXT for it.  A key with leading or trailing spaces is routed
 by the trimmed key: ROUTES gives nginx's real choice, stderr says how many
 keys were hashed other than as sent, and --seen FILE gets, one a line,
 the bytes nginx hashed for each key ($http_x_key, as nginx itself reports
-it in a response header).
+it in a response header).  --conf FILE gets a copy of the configuration
+nginx ran with (test/scripts/compat.sh gives its upstream block to
+chash_ring_import).
 
 How: one nginx (its own prefix, configuration, pid file and error log in a
 temporary directory; master_process off, so it is one process, our child)
@@ -328,7 +330,7 @@ def check_free(kind, addr):
                 % (addr[0], addr[1], e.strerror or e, addr[1]))
 
 
-def routes(servers, keys, empty_mark, nconn, netns, verbose):
+def routes(servers, keys, empty_mark, nconn, netns, verbose, conf_out=None):
     t0 = time.monotonic()
     parsed = [parse_name(n, netns) for n, _ in servers]
     addrs = [p[0] for p in parsed]
@@ -380,6 +382,8 @@ def routes(servers, keys, empty_mark, nconn, netns, verbose):
         if time.monotonic() > deadline:
             raise RoutesError("nginx did not start listening")
         time.sleep(0.02)
+    if conf_out:
+        shutil.copyfile(conf, conf_out)
     t1 = time.monotonic()
     log(verbose, "nginx with %d backends started in %.2fs"
         % (len(servers), t1 - t0))
@@ -450,6 +454,8 @@ def main():
     ap.add_argument("--empty", metavar="TEXT",
                     help="print TEXT for keys nginx sees as empty (round "
                     "robin); without it such keys fail the run")
+    ap.add_argument("--conf", metavar="FILE",
+                    help="write a copy of the configuration nginx ran with")
     ap.add_argument("--seen", metavar="FILE",
                     help="write the bytes nginx hashed for each key, one a "
                     "line")
@@ -482,7 +488,7 @@ def main():
                 log(args.verbose, "no network namespace (%s): host loopback"
                     % why)
         result, seen = routes(servers, keys, args.empty, args.connections,
-                              netns, args.verbose)
+                              netns, args.verbose, args.conf)
         if args.seen:
             with open(args.seen, "wb") as f:
                 f.write(b"".join(s + b"\n" for s in seen))

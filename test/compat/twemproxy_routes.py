@@ -2,7 +2,7 @@
 """Route keys through a real twemproxy (nutcracker) and report the server of each.
 
 Usage:
-    twemproxy_routes.py --hash NAME [--unnamed] SERVERS KEYS > ROUTES
+    twemproxy_routes.py --hash NAME [--unnamed] [--conf FILE] SERVERS KEYS > ROUTES
 
 SERVERS is a TSV file of "name<TAB>weight" lines in server-list order
 (weights positive integers); KEYS has one key per line (UTF-8, no
@@ -26,7 +26,9 @@ each server listens on exactly that address and port.  Several can listen
 on port 11211 on distinct addresses (127.0.0.2, 127.0.0.3, ...); a
 memcached already listening on 0.0.0.0:11211, or on one of the addresses
 (another run with the same servers?), fails the run, with a message.
-nutcracker's stats must name the servers as SERVERS does.
+nutcracker's stats must name the servers as SERVERS does.  --conf FILE
+gets a copy of the configuration nutcracker ran with (test/scripts/compat.sh
+gives it to chash_ring_import).
 
 The servers: this program itself listens on every server's address and
 speaks memcached's text protocol as far as a set goes: each "set" that
@@ -601,7 +603,8 @@ def set_all(sock, keys):
 
 # ---------------------------------------------------------------------------
 
-def routes(hash_name, distribution, servers, keys, unnamed, verbose):
+def routes(hash_name, distribution, servers, keys, unnamed, verbose,
+           conf_out=None):
     t0 = time.monotonic()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     # a listening socket and nutcracker's connection a server, here; a
@@ -636,6 +639,8 @@ def routes(hash_name, distribution, servers, keys, unnamed, verbose):
             addrs, unnamed, verbose)
         t2 = time.monotonic()
         log(verbose, "nutcracker started in %.2fs" % (t2 - t1))
+        if conf_out:
+            shutil.copyfile(conf, conf_out)
         if unnamed:
             # nutcracker's own word on the names it gave the servers (the
             # routes below are the proof that it hashes them)
@@ -695,6 +700,9 @@ def main():
                     help="servers without names: SERVERS names are HOST "
                     "(port 11211) or HOST:PORT, HOST a 127.x.y.z address; "
                     "each memcached listens there")
+    ap.add_argument("--conf", metavar="FILE",
+                    help="write a copy of the configuration nutcracker ran "
+                    "with")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="report progress and timings on stderr")
     ap.add_argument("servers", help="TSV file: name<TAB>weight per line")
@@ -713,7 +721,7 @@ def main():
         servers = read_servers(args.servers)
         keys = read_keys(args.keys)
         result = routes(args.hash, args.distribution, servers, keys,
-                        args.unnamed, args.verbose)
+                        args.unnamed, args.verbose, args.conf)
     except (RoutesError, OSError) as e:
         print("twemproxy_routes: error: %s" % e, file=sys.stderr)
         return 1

@@ -127,6 +127,10 @@ clients=(libmemcached uhashring node twemproxy libketama java spymemcached guava
 # the clients that are real servers, checked by test/scripts/compat_servers.sh
 # (this same script), so that make test runs the two halves side by side
 servers=" twemproxy nginx haproxy "
+# the servers whose configuration, as the server loaded it, is also given to
+# chash_ring_import: the imported ring must route every key as the server
+# did (a second row for each of their configurations, "..., imported")
+servers_imported=" twemproxy nginx haproxy "
 libraries=()
 for c in "${clients[@]}"; do
 	[[ $servers == *" $c "* ]] || libraries+=("$c")
@@ -521,7 +525,7 @@ client_cmd() {
 	libmemcached) cmd=("$work/libmemcached_routes") ;;
 	uhashring) cmd=("$py" "$compat/uhashring_routes.py") ;;
 	node) cmd=(node "$compat/hashring_routes.js") ;;
-	twemproxy) cmd=("$py" "$compat/twemproxy_routes.py" "${o[@]}") ;;
+	twemproxy) cmd=("$py" "$compat/twemproxy_routes.py" "${o[@]}" --conf "$dir/server.conf") ;;
 	libketama) cmd=("$py" "$compat/libketama_reference.py") ;;
 	java) cmd=("$py" "$compat/java_ring_reference.py" --template '{node}&&VN{i}' --first 0 "${o[@]}") ;;
 	spymemcached)
@@ -530,10 +534,10 @@ client_cmd() {
 	guava)
 		cmd=(java -Xshare:auto -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
 			-cp "$work/java:/usr/share/java/guava.jar" GuavaRoutes) ;;
-	nginx) cmd=("$py" "$compat/nginx_routes.py") ;;
+	nginx) cmd=("$py" "$compat/nginx_routes.py" --conf "$dir/server.conf") ;;
 	dalli) cmd=(/usr/bin/ruby "$compat/dalli_routes.rb") ;;
 	# the server ids HAProxy gave, which are the nodes' ordinals
-	haproxy) cmd=("$py" "$compat/haproxy_routes.py" "${o[@]}" --ids "$dir/ids.tsv") ;;
+	haproxy) cmd=("$py" "$compat/haproxy_routes.py" "${o[@]}" --ids "$dir/ids.tsv" --conf "$dir/server.conf") ;;
 	elasticsearch) cmd=("$py" "$compat/es_routing.py" "${o[@]}" --servers) ;;
 	groupcache) cmd=("$work/groupcache_routes" ${o[@]/--vnodes/--replicas}) ;;
 	dubbo) cmd=("$py" "$compat/dubbo_reference.py" ${o[@]/--vnodes/--nodes}) ;;
@@ -715,6 +719,11 @@ while IFS='|' read -r client label servers opts; do
 		cut -f1,2 "$compat/libmemcached_ketama_fixture.tsv" >"$dir/positions.tsv"
 	fi
 	ring_sql "compat_$n" "$client" "$opts" >"$dir/ring.sql"
+	# the servers' own configurations go to chash_ring_import too, into a
+	# ring made as the other
+	if [[ $servers_imported == *" $client "* ]]; then
+		ring_sql "compat_${n}_import" "$client" "$opts" >"$dir/ring_import.sql"
+	fi
 done <<<"$configs"
 # a client list that names none of the clients checks nothing
 [ $n -gt 0 ] || { echo "compat: no configuration for the clients:$only" >&2; exit 1; }
@@ -786,6 +795,22 @@ SELECT 'PDIFF', key, position, chash_position(:'ring', key) FROM h
 WHERE chash_position(:'ring', key) IS DISTINCT FROM position LIMIT 5;
 \endif
 SELECT chash_ring_drop(:'ring') \g /dev/null
+\if :{?import_format}
+-- the server's own configuration (import.txt, the part of the file it
+-- loaded that the format takes) through chash_ring_import, into a ring
+-- made as the other: every key routed again
+\set import_ring :ring _import
+\set import_text `cat import.txt`
+\i ring_import.sql
+SELECT chash_ring_import(:'import_ring', :'import_format', :'import_text') AS imported \gset
+SELECT 'IMPORT', :imported,
+	(SELECT count(*) FROM t WHERE chash_lookup(:'import_ring', key) IS DISTINCT FROM expected),
+	(SELECT count(*) FROM t),
+	(SELECT count(*) FROM chash_points(:'import_ring'));
+SELECT 'IDIFF', id, key, expected, coalesce(chash_lookup(:'import_ring', key), '(null)')
+FROM t WHERE chash_lookup(:'import_ring', key) IS DISTINCT FROM expected ORDER BY id LIMIT 5;
+SELECT chash_ring_drop(:'import_ring') \g /dev/null
+\endif
 SQL
 
 fmt='%-12s  %-44s %7s %7s %9s %8s %5s %8s %8s %7s\n'
@@ -842,6 +867,25 @@ run_config() {
 	paste "$dir/keys.txt" "$dir/routes.txt" | sed 's/\\/\\\\/g' >"$dir/data.copy"
 	cut -f1,2 "$dir/servers.tsv" | sed 's/\\/\\\\/g' >"$dir/servers.copy"
 	[ ! -f "$dir/ids.tsv" ] || sed 's/\\/\\\\/g' "$dir/ids.tsv" >"$dir/ids.copy"
+	# what chash_ring_import reads, cut from the file the server loaded:
+	# nginx's upstream block, HAProxy's backend section, the whole pool
+	local import_format=''
+	if [ -f "$dir/ring_import.sql" ]; then
+		case $client in
+		nginx)
+			import_format=nginx_upstream
+			awk '/^  upstream u \{$/ { f = 1 } f { print } f && /^  \}$/ { exit }' \
+				"$dir/server.conf" >"$dir/import.txt" ;;
+		haproxy)
+			import_format=haproxy_backend
+			awk '/^backend / { f = 1; print; next }
+				f && /^(global|defaults|frontend|backend|listen)([ \t]|$)/ { exit } f { print }' \
+				"$dir/server.conf" >"$dir/import.txt" ;;
+		twemproxy)
+			import_format=twemproxy_pool
+			cp "$dir/server.conf" "$dir/import.txt" ;;
+		esac
+	fi
 	start=$(now_us)
 	rc=0
 	(
@@ -849,6 +893,7 @@ run_config() {
 		opts=(-X -q -d "$db" -v ring="compat_$i" -f "$work/check.sql")
 		[ -f positions.copy ] && opts+=(-v positions=1)
 		[ -f ids.copy ] && opts+=(-v ids=1)
+		[ -z "$import_format" ] || opts+=(-v import_format="$import_format")
 		[ "$client" = elasticsearch ] && opts+=(-v one_statement=1)
 		"$bindir/psql" "${opts[@]}"
 	) >"$dir/check.out" 2>"$dir/check.err" || rc=$?
@@ -865,6 +910,17 @@ run_config() {
 	fi
 	IFS=$'\t' read -r _ diff checked points ties tiekeys < <(grep '^RESULT' "$dir/check.out")
 	[ "$diff" = 0 ] || failed=1
+	# the import: every key, the same server as the server's own, and a
+	# node for every server
+	local imported=- ichecked=- idiff=- ipoints=- ifailed=-
+	if [ -n "$import_format" ]; then
+		IFS=$'\t' read -r _ imported idiff ichecked ipoints < <(grep '^IMPORT' "$dir/check.out")
+		ifailed=0
+		if [ "$idiff" != 0 ] || [ "$ichecked" != "$nk" ] || [ "$imported" != "$nservers" ]; then
+			ifailed=1
+			failed=1
+		fi
+	fi
 	# every key the client routed was compared, not only those that loaded
 	if [ "$checked" != "$nk" ]; then
 		failed=1
@@ -878,6 +934,13 @@ run_config() {
 			grep '^DIFF' "$dir/check.out" | cut -f2- | sed 's/^/    /' || true
 		fi
 		[ ${#extra[@]} -eq 0 ] || printf '%s\n' "${extra[@]}"
+		if [ -n "$import_format" ]; then
+			printf "$fmt" "$client" "$label, imported" "$imported" "$ichecked" "$idiff" "$ipoints" - - - -
+			if [ "$ifailed" != 0 ]; then
+				echo "    chash_ring_import($import_format) made $imported nodes of $nservers servers; first differing keys (line, key, server's, chash's):"
+				grep '^IDIFF' "$dir/check.out" | cut -f2- | sed 's/^/    /' || true
+			fi
+		fi
 		if [ -f "$dir/positions.copy" ]; then
 			IFS=$'\t' read -r _ pdiff pchecked < <(grep '^POSITIONS' "$dir/check.out")
 			echo "    + chash_position() agrees with libmemcached's fixture on $((pchecked - pdiff)) of its 99 key hashes"
@@ -888,7 +951,7 @@ run_config() {
 			fi
 		fi
 	} >"$dir/report"
-	summary "$i" "$client $checked $diff $failed"
+	summary "$i" "$client $checked $diff $failed $ichecked $idiff $ifailed"
 }
 
 "$bindir/createdb" -T template0 -E UTF8 "$db"
@@ -898,12 +961,20 @@ run_config() {
 echo "$header"
 declare -A s_configs s_keys s_diff s_failed
 failed=0
+imports=0
 next=1
 report_done() {
-	local c k d f
+	local c k d f ik idf ifl
 	while [ $next -le $n ] && [ -f "$work/$next/summary" ]; do
 		cat "$work/$next/report"
-		read -r c k d f <"$work/$next/summary"
+		read -r c k d f ik idf ifl <"$work/$next/summary"
+		if [ -n "$ik" ] && [ "$ik" != - ]; then
+			s_configs[$c import]=$((${s_configs[$c import]:-0} + 1))
+			s_keys[$c import]=$((${s_keys[$c import]:-0} + ik))
+			s_diff[$c import]=$((${s_diff[$c import]:-0} + idf))
+			s_failed[$c import]=$((${s_failed[$c import]:-0} + ifl))
+			imports=$((imports + 1))
+		fi
 		s_configs[$c]=$((${s_configs[$c]:-0} + 1))
 		s_keys[$c]=$((${s_keys[$c]:-0} + k))
 		s_diff[$c]=$((${s_diff[$c]:-0} + d))
@@ -949,13 +1020,20 @@ report_done
 t1=$(now_us)
 
 echo
-printf '%-12s  %14s %12s %9s %7s\n' client configurations "keys checked" differing failed
+printf '%-16s  %14s %12s %9s %7s\n' client configurations "keys checked" differing failed
 for client in "${clients[@]}"; do
-	[ -n "${s_configs[$client]:-}" ] || continue
-	printf '%-12s  %14s %12s %9s %7s\n' "$client" "${s_configs[$client]}" "${s_keys[$client]}" \
-		"${s_diff[$client]}" "${s_failed[$client]}"
+	for c in "$client" "$client import"; do
+		[ -n "${s_configs[$c]:-}" ] || continue
+		printf '%-16s  %14s %12s %9s %7s\n' "$c" "${s_configs[$c]}" "${s_keys[$c]}" \
+			"${s_diff[$c]}" "${s_failed[$c]}"
+	done
 done
-echo "$n configurations in $(seconds $((t1 - t0))) s, $jobs at a time"
+# each import is a configuration checked: a ring made by chash_ring_import
+if [ $imports -gt 0 ]; then
+	echo "$((n + imports)) configurations in $(seconds $((t1 - t0))) s, $jobs at a time ($imports of them the servers' own, through chash_ring_import)"
+else
+	echo "$n configurations in $(seconds $((t1 - t0))) s, $jobs at a time"
+fi
 
 if [ $failed -gt 0 ]; then
 	echo "compat: $failed configuration(s) differ or failed" >&2
