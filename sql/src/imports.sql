@@ -667,59 +667,71 @@ $$;
 COMMENT ON FUNCTION chash.replace_config_nodes(text, text[], float8[], text[], bigint[]) IS
 	'make the servers of a configuration, with their weights, states and ordinals, a ring''s nodes';
 
--- The words of a configuration, each with its line: comments dropped,
--- quotes and escapes kept (chash.config_word reads them).  A word that
--- opens a quote it does not close is a lone quote character.  Linear in the
--- input: one regular expression over each line.
-CREATE OR REPLACE FUNCTION chash.config_words(input text, pattern text,
-											  OUT lines bigint[], OUT words text[])
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+-- The words of a configuration, each with its line: comments dropped;
+-- each word as written (a word that opens a quote it does not close is a
+-- lone quote character) and as the server reads it (chash.config_word).
+-- Linear in the input: one regular expression over each line.
+CREATE OR REPLACE FUNCTION chash.config_words(input text, pattern text, haproxy boolean,
+											  OUT lines bigint[], OUT raws text[], OUT words text[])
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-SELECT coalesce(array_agg(l.n ORDER BY l.n, m.i), '{}'), coalesce(array_agg(m.w[1] ORDER BY l.n, m.i), '{}')
+SELECT coalesce(array_agg(l.n ORDER BY l.n, m.i), '{}'), coalesce(array_agg(m.w[1] ORDER BY l.n, m.i), '{}'),
+	   coalesce(array_agg(CASE WHEN m.w[1] ~ '["''\\]' THEN chash.config_word(m.w[1], haproxy) ELSE m.w[1] END
+						  ORDER BY l.n, m.i), '{}')
 FROM regexp_split_to_table(input, E'\n') WITH ORDINALITY AS l(s, n),
 	 regexp_matches(l.s, pattern, 'g') WITH ORDINALITY AS m(w, i)
 WHERE left(m.w[1], 1) <> '#'
 $$;
-COMMENT ON FUNCTION chash.config_words(text, text) IS
-	'the words of a configuration matched by pattern, with their lines, comments (words starting with #) left out';
+COMMENT ON FUNCTION chash.config_words(text, text, boolean) IS
+	'the words of an nginx (haproxy false) or HAProxy configuration matched by pattern, with their lines, as written and as read, comments (words starting with #) left out';
 
--- A word of an nginx or HAProxy configuration as the server reads it: its
--- quotes removed and its escapes replaced (\" \' \\ \t \r \n; in HAProxy
--- also "\ " and \#, and nothing within single quotes)
-CREATE OR REPLACE FUNCTION chash.config_word(word text, haproxy boolean)
+-- A text with its backslash escapes replaced as nginx and HAProxy read
+-- them: \" \' \\ \t \r \n, and in HAProxy also "\ " and \#; any other
+-- stays as it is.  One regular expression over the text: linear.
+CREATE OR REPLACE FUNCTION chash.config_unescape(s text, haproxy boolean)
 	RETURNS text
-	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-DECLARE
-	r text := '';
-	c text;
-	q text := NULL;
-	i integer := 1;
-	n integer := pg_catalog.length(word);
-BEGIN
-	IF word !~ '["''\\]' THEN
-		RETURN word;
-	END IF;
-	WHILE i <= n LOOP
-		c := pg_catalog.substr(word, i, 1);
-		IF c = '\' AND i < n AND q IS DISTINCT FROM '''' THEN
-			i := i + 1;
-			c := pg_catalog.substr(word, i, 1);
-			r := r || CASE c WHEN 't' THEN E'\t' WHEN 'r' THEN E'\r' WHEN 'n' THEN E'\n'
-							 WHEN '"' THEN c WHEN '''' THEN c WHEN '\' THEN c
-							 ELSE CASE WHEN haproxy AND c IN (' ', '#') THEN c ELSE '\' || c END END;
-		ELSIF q IS NULL AND c IN ('"', '''') AND (haproxy OR i = 1) THEN
-			q := c;
-		ELSIF c = q AND (haproxy OR i = n) THEN
-			q := NULL;
-		ELSE
-			r := r || c;
-		END IF;
-		i := i + 1;
-	END LOOP;
-	RETURN r;
+SELECT coalesce(string_agg(
+	CASE WHEN left(x.m[1], 1) <> '\' OR length(x.m[1]) = 1 THEN x.m[1]
+		 ELSE CASE substr(x.m[1], 2, 1)
+				  WHEN 't' THEN E'\t' WHEN 'r' THEN E'\r' WHEN 'n' THEN E'\n'
+				  WHEN '"' THEN '"' WHEN '''' THEN '''' WHEN '\' THEN '\'
+				  ELSE CASE WHEN haproxy AND substr(x.m[1], 2, 1) IN (' ', '#') THEN substr(x.m[1], 2, 1)
+							ELSE x.m[1] END END END,
+	'' ORDER BY x.i), '')
+FROM regexp_matches(s, '\\.|[^\\]+|\\$', 'g') WITH ORDINALITY AS x(m, i)
+$$;
+COMMENT ON FUNCTION chash.config_unescape(text, boolean) IS
+	'a text of an nginx (haproxy false) or HAProxy configuration with its backslash escapes replaced';
+
+-- A word of an nginx or HAProxy configuration as the server reads it: its
+-- quotes removed and its escapes replaced.  nginx quotes a word whole;
+-- HAProxy's words are runs of "double" (escapes read), 'single' (read as
+-- they are) and unquoted parts.  Linear in the word.
+CREATE OR REPLACE FUNCTION chash.config_word(word text, haproxy boolean)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT CASE
+	WHEN word !~ '["''\\]' THEN word
+	WHEN NOT haproxy THEN
+		chash.config_unescape(CASE WHEN length(word) >= 2 AND left(word, 1) IN ('"', '''')
+										AND right(word, 1) = left(word, 1)
+								   THEN substr(word, 2, length(word) - 2) ELSE word END, false)
+	ELSE (SELECT coalesce(string_agg(
+				 CASE left(x.m[1], 1)
+					  WHEN '"' THEN CASE WHEN length(x.m[1]) >= 2
+										 THEN chash.config_unescape(substr(x.m[1], 2, length(x.m[1]) - 2), true)
+										 ELSE x.m[1] END
+					  WHEN '''' THEN CASE WHEN length(x.m[1]) >= 2 THEN substr(x.m[1], 2, length(x.m[1]) - 2)
+										  ELSE x.m[1] END
+					  ELSE chash.config_unescape(x.m[1], true) END,
+				 '' ORDER BY x.i), '')
+		  FROM regexp_matches(word, '"(?:[^"\\]|\\.)*"|''[^'']*''|(?:[^"''\\]|\\.)+|.', 'g') WITH ORDINALITY AS x(m, i))
 END
 $$;
 COMMENT ON FUNCTION chash.config_word(text, boolean) IS
@@ -729,7 +741,7 @@ COMMENT ON FUNCTION chash.config_word(text, boolean) IS
 -- a configuration's server on line n
 CREATE OR REPLACE FUNCTION chash.check_config_name(name text, what text, n bigint)
 	RETURNS void
-	LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
@@ -758,7 +770,9 @@ CREATE OR REPLACE FUNCTION chash.import_nginx_upstream(ring text, input text)
 	AS $$
 DECLARE
 	cfg record;
-	w record;
+	wl bigint[];
+	ww text[];
+	wv text[];
 	i integer := 1;
 	nw integer;
 	d text[];
@@ -798,10 +812,10 @@ BEGIN
 
 	-- nginx's words: a quoted string, ; { or }, a word up to a space or
 	-- one of ; { }, a comment from # at a word's start to the line's end
-	SELECT * INTO w FROM chash.config_words(input,
-		'#.*$|"(?:[^"\\]|\\.)*"|''(?:[^''\\]|\\.)*''|[;{}]|(?:[^\s;{}"''#\\]|\\.)(?:[^\s;{}\\]|\\.)*|\S');
-	nw := pg_catalog.cardinality(w.words);
-	IF nw < 3 OR w.words[1] <> 'upstream' OR w.words[3] <> '{' THEN
+	SELECT c.lines, c.raws, c.words INTO wl, ww, wv FROM chash.config_words(input,
+		'#.*$|"(?:[^"\\]|\\.)*"|''(?:[^''\\]|\\.)*''|[;{}]|(?:[^\s;{}"''#\\]|\\.)(?:[^\s;{}\\]|\\.)*|\S', false) AS c;
+	nw := pg_catalog.cardinality(ww);
+	IF nw < 3 OR ww[1] <> 'upstream' OR ww[3] <> '{' THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
 			MESSAGE = 'the input is not an nginx upstream block',
 			DETAIL = 'It starts with "upstream NAME {", comments and blank lines aside.',
@@ -810,27 +824,27 @@ BEGIN
 	i := 4;
 	-- one directive a turn: its words up to ";", or the closing "}"
 	WHILE i <= nw LOOP
-		IF w.words[i] = '}' THEN
+		IF ww[i] = '}' THEN
 			closed := true;
 			i := i + 1;
 			EXIT;
 		END IF;
 		d := '{}';
-		dline := w.lines[i];
-		WHILE i <= nw AND w.words[i] NOT IN (';', '{', '}') LOOP
-			IF w.words[i] IN ('"', '''', '\') THEN
+		dline := wl[i];
+		WHILE i <= nw AND ww[i] NOT IN (';', '{', '}') LOOP
+			IF ww[i] IN ('"', '''', '\') THEN
 				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
-					MESSAGE = format('line %s has an unterminated quoted string', w.lines[i]),
+					MESSAGE = format('line %s has an unterminated quoted string', wl[i]),
 					DETAIL = 'A quoted string ends on the line it starts.';
 			END IF;
-			d := d || chash.config_word(w.words[i], false);
+			d := d || wv[i];
 			i := i + 1;
 		END LOOP;
 		IF i > nw THEN
 			EXIT;
-		ELSIF w.words[i] <> ';' OR pg_catalog.cardinality(d) = 0 THEN
+		ELSIF ww[i] <> ';' OR pg_catalog.cardinality(d) = 0 THEN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
-				MESSAGE = format('unexpected "%s" on line %s', w.words[i], w.lines[i]),
+				MESSAGE = format('unexpected "%s" on line %s', ww[i], wl[i]),
 				DETAIL = 'An upstream block holds directives, each ended by ";", and no block.';
 		END IF;
 		i := i + 1;
@@ -902,7 +916,7 @@ BEGIN
 			HINT = 'Give the upstream block of your configuration, from "upstream" to its closing "}".';
 	ELSIF i <= nw THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
-			MESSAGE = format('line %s follows the upstream block', w.lines[i]),
+			MESSAGE = format('line %s follows the upstream block', wl[i]),
 			HINT = 'Give one upstream block, alone.';
 	ELSIF NOT hashed THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
@@ -933,7 +947,9 @@ CREATE OR REPLACE FUNCTION chash.import_haproxy_backend(ring text, input text)
 	AS $$
 DECLARE
 	cfg record;
-	w record;
+	wl bigint[];
+	ww text[];
+	wv text[];
 	i integer := 1;
 	j integer;
 	nw integer;
@@ -998,19 +1014,19 @@ BEGIN
 
 	-- HAProxy's words: runs of quoted strings, escapes and other
 	-- characters but spaces; a comment from an unquoted # to the line's end
-	SELECT * INTO w FROM chash.config_words(input,
-		'#.*$|(?:"(?:[^"\\]|\\.)*"|''[^'']*''|\\.|[^\s"''#\\])+|\S');
-	nw := pg_catalog.cardinality(w.words);
+	SELECT c.lines, c.raws, c.words INTO wl, ww, wv FROM chash.config_words(input,
+		'#.*$|(?:"(?:[^"\\]|\\.)*"|''[^'']*''|\\.|[^\s"''#\\])+|\S', true) AS c;
+	nw := pg_catalog.cardinality(ww);
 	-- one line a turn
 	WHILE i <= nw LOOP
 		d := '{}';
-		dline := w.lines[i];
-		WHILE i <= nw AND w.lines[i] = dline LOOP
-			IF w.words[i] IN ('"', '''', '\') THEN
+		dline := wl[i];
+		WHILE i <= nw AND wl[i] = dline LOOP
+			IF ww[i] IN ('"', '''', '\') THEN
 				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
 					MESSAGE = format('line %s has an unterminated quoted string', dline);
 			END IF;
-			d := d || chash.config_word(w.words[i], true);
+			d := d || wv[i];
 			i := i + 1;
 		END LOOP;
 		IF section IS NULL THEN
@@ -1191,7 +1207,7 @@ COMMENT ON FUNCTION chash.import_haproxy_backend(text, text) IS
 -- or "double" quoted (\" \\ and the like); NULL if it is none
 CREATE OR REPLACE FUNCTION chash.yaml_scalar(s text)
 	RETURNS text
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 SELECT CASE
@@ -1299,7 +1315,8 @@ BEGIN
 				value := chash.yaml_scalar(raw);
 			END IF;
 			f := pg_catalog.regexp_split_to_array(coalesce(value, ''), ' +');
-			IF value IS NULL OR pg_catalog.cardinality(f) > 2 OR f[1] !~ '^.+:[0-9]+$' THEN
+			IF value IS NULL OR pg_catalog.cardinality(f) > 2
+			   OR f[1] !~ '^(.+:[0-9]+|/.+):[0-9]+$' THEN
 				RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation',
 					MESSAGE = format('line %s is not a server of twemproxy', line.n),
 					DETAIL = 'A server is "host:port:weight", or "host:port:weight name".';
@@ -1318,8 +1335,9 @@ BEGIN
 				port := substring(addr FROM ':([0-9]+)$');
 				IF host IS NULL OR host = '' THEN
 					RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-						MESSAGE = format('the server on line %s has no name, and no host and port to name it after', line.n),
-						HINT = 'Give the server a name after its weight: "host:port:weight name".';
+						MESSAGE = format('the server on line %s has no name', line.n),
+						DETAIL = 'nutcracker names a server without a name after its host and port; a unix socket has none.',
+						HINT = 'Give the server a name after its weight: "/path:weight name".';
 				END IF;
 				name := CASE WHEN port = '11211' THEN host ELSE addr END;
 			END IF;
@@ -1397,8 +1415,8 @@ BEGIN
 							coalesce(settings ->> 'hash', 'fnv1a_64'), key_hash,
 							coalesce('hash tag "' || (settings ->> 'hash_tag') || '"', 'no hash tag'),
 							chash.message_name(ring), cfg.key_hash, coalesce('hash tag "' || cfg.hash_tag || '"', 'no hash tag')),
-			HINT = format('Create the ring with chash_ring_create(ring, profile => ''twemproxy'', key_hash => ''%s''%s), or change it with chash_ring_set.',
-						  key_hash, coalesce(format(', hash_tag => %L', settings ->> 'hash_tag'), ''));
+			HINT = format('Create the ring with chash_ring_create(ring, profile => ''twemproxy'', key_hash => ''%s''%s).',
+						  key_hash, CASE WHEN settings ? 'hash_tag' THEN format(', hash_tag => %L', settings ->> 'hash_tag') ELSE '' END);
 	END IF;
 	FOR dup IN
 		SELECT x.n, min(x.l) AS first, (array_agg(x.l ORDER BY x.l))[2] AS second
