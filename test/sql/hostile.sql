@@ -78,6 +78,8 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('components', NULL, '''k''::text'), ('routing', NULL, '''r'''), ('id', NULL, '''i'''),
 	('routing_partition_size', NULL, '2'), ('names', NULL, 'ARRAY[''127.0.0.1:30001'']'),
 	('states', NULL, 'ARRAY[''active'']'), ('slot_lists', NULL, 'ARRAY[''{"[0,16384)"}'']'),
+	('weights', NULL, 'ARRAY[1]::float8[]'), ('ordinals', NULL, 'ARRAY[1]::bigint[]'),
+	('pattern', NULL, '''\S+'''), ('word', NULL, '''"w"'''), ('haproxy', NULL, 'true'),
 	('conn', NULL, '''hostile_conn'''), ('query', NULL, '''SELECT 1'''), ('command', NULL, '''SELECT 1'''),
 	('server', NULL, '''hostile_server'''), ('remote_table', NULL, '''public.t'''),
 	('is_source', NULL, 'true'), ('is_destination', NULL, 'true'), ('subscription', NULL, '''s'''),

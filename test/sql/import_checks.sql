@@ -91,7 +91,10 @@ FROM pg_proc p
 WHERE p.pronamespace = 'chash'::regnamespace
   AND p.proname IN ('replace_redis_masters', 'import_redis_cluster_nodes',
 					'import_redis_cluster_shards', 'import_nodetool_ring',
-					'check_import_privilege', 'check_redis_ring', 'resp_map')
+					'check_import_privilege', 'check_redis_ring', 'resp_map',
+					'replace_config_nodes', 'import_nginx_upstream', 'import_haproxy_backend',
+					'import_twemproxy_pool', 'config_words', 'config_word', 'config_unescape', 'check_config_name',
+					'yaml_scalar')
 ORDER BY 1::text;
 
 -- Inputs of 100,000 lines, shards and masters that a parse would take
@@ -294,8 +297,213 @@ SELECT b AS body, chash.dollar_quote(b) AS quoted, pg_temp.read_back(b) = b AS r
 FROM unnest(ARRAY['plain', '', '$', 'x$chash', 'x$chash$', '$chash$', 'a$chash$b$chash',
 				  'x$chash1', 'x$chash$y$chash1$z$chash2', '$chash$chash$chash']) b;
 
+--
+-- The configurations of nginx, HAProxy and twemproxy: an error naming the
+-- line for what the format does not allow or chash cannot place as the
+-- server does, and nothing changed (test/scripts/compat_servers.sh proves
+-- what they take against the servers themselves)
+--
+SET client_min_messages = warning;
+SELECT chash_ring_create('ic_nginx', profile => 'nginx'),
+	   chash_ring_create('ic_haproxy', profile => 'haproxy'),
+	   chash_ring_create('ic_twem', profile => 'twemproxy', key_hash => 'twemproxy_fnv1a_64', hash_tag => '{}');
+RESET client_min_messages;
+SELECT chash_ring_import('ic_nginx', 'nginx_upstream', $c$
+# the cache tier
+upstream cache {
+    hash $request_uri consistent;   # by URI
+    server 10.0.0.1:8080 weight=2;
+    server "10.0.0.2:8080" max_fails=3 fail_timeout=10s max_conns=100;
+    server unix:/run/app.sock down;
+    keepalive 32;
+}
+$c$) AS servers;
+SELECT chash_ring_import('ic_haproxy', 'haproxy_backend', $c$
+backend app   # the application
+    balance hdr(X-Key)
+    hash-type consistent
+    default-server inter 2s weight 2
+    server a 10.0.0.1:80 check
+    server b 10.0.0.2:80 id 3 weight 1
+    server c "10.0.0.3:80"
+    server d 10.0.0.4:80 disabled
+    server e 10.0.0.5:80 id 2 cookie weight
+    server f 10.0.0.6:80 weight 0
+$c$) AS servers;
+SELECT chash_ring_import('ic_twem', 'twemproxy_pool', $c$
+# nutcracker.yml
+alpha:
+  listen: 127.0.0.1:22121
+  hash: fnv1a_64
+  hash_tag: "{}"
+  distribution: ketama
+  auto_eject_hosts: false
+  servers:
+   - 10.0.0.1:11211:1
+   - '10.0.0.2:11212:2'
+   - 10.0.0.3:11211:3 cache-3   # named
+$c$) AS servers;
+SELECT ring, node, weight, state, ordinal FROM chash.node_config
+WHERE ring IN ('ic_nginx', 'ic_haproxy', 'ic_twem') ORDER BY ring, ordinal;
+-- imported again: the servers of the input, nodes that stay keep their
+-- zone and target, the others go
+SELECT chash_node_set('ic_nginx', '10.0.0.1:8080', zone => 'z1', target => 'shard_1');
+SELECT chash_ring_import('ic_nginx', 'nginx_upstream',
+	'upstream cache { hash $key consistent; server 10.0.0.9:8080; server 10.0.0.1:8080 weight=5; }') AS servers;
+SELECT node, weight, state, ordinal, zone, target FROM chash.node_config WHERE ring = 'ic_nginx' ORDER BY ordinal;
+
+-- nginx: every refusal, and nothing changed
+SELECT i AS input, pg_temp.refused(format($$SELECT chash_ring_import('ic_nginx', 'nginx_upstream', %L)$$, i)) AS outcome
+FROM unnest(ARRAY[
+	'server 10.0.0.1:80;',
+	'upstream u { hash $key; server 10.0.0.1:80; }',
+	'upstream u { hash $key consistent extra; server 10.0.0.1:80; }',
+	E'upstream u {\n hash $a consistent;\n hash $b consistent;\n server 10.0.0.1:80;\n}',
+	'upstream u { ip_hash; server 10.0.0.1:80; }',
+	'upstream u { least_conn; server 10.0.0.1:80; }',
+	E'upstream u {\n hash $key consistent;\n server 10.0.0.1:80 backup;\n}',
+	'upstream u { hash $key consistent; server 10.0.0.1:80 weight=0; }',
+	'upstream u { hash $key consistent; server 10.0.0.1:80 weight=x; }',
+	'upstream u { hash $key consistent; server 10.0.0.1:80 weight=1234567890; }',
+	'upstream u { hash $key consistent; server 10.0.0.1:80 slow_start=10s; }',
+	'upstream u { hash $key consistent; server 10.0.0.1:80 resolve; }',
+	'upstream u { hash $key consistent; sticky cookie srv; server 10.0.0.1:80; }',
+	'upstream u { hash $key consistent; proxy_pass http://x; server 10.0.0.1:80; }',
+	'upstream u { server 10.0.0.1:80; }',
+	'upstream u { hash $key consistent; keepalive 8; }',
+	E'upstream u {\n hash $key consistent;\n server 10.0.0.1:80;\n server 10.0.0.2:80;\n server 10.0.0.1:80 weight=2;\n}',
+	E'upstream u {\n hash $key consistent;\n server "10.0.0.1:80;\n}',
+	'upstream u { hash $key consistent; server 10.0.0.1:80; } upstream v { }',
+	'upstream u { hash $key consistent; server 10.0.0.1:80;',
+	'upstream u { hash $key consistent; server 10.0.0.1:80 { } }',
+	'upstream u { hash $key consistent; server; }',
+	'upstream u { hash $key consistent; server "10.0.0.1:80\n"; }',
+	'upstream u { hash $key consistent; server "";  }',
+	'upstream u { hash $key consistent; ; }',
+	-- taken, and refused by the ring's checks: the nodes it removed are back
+	'upstream u { hash $key consistent; server 10.9.9.9:80 weight=500000; }',
+	'']) i;
+SELECT pg_temp.refused(format($$SELECT chash_ring_import('ic_nginx', 'nginx_upstream', %L)$$,
+	'upstream u { hash $key consistent; server ' || repeat('h', 1025) || '; }')) AS outcome;
+-- escapes and quotes as nginx reads them: the server text is the node
+SELECT chash_ring_import('ic_nginx', 'nginx_upstream',
+	$c$upstream u { hash $key consistent; server 'unix:/run/a b.sock'; server "10.0.0.1:80"  weight=3; server 10.0.0.2\:80;}$c$) AS servers;
+SELECT node, weight, ordinal FROM chash.node_config WHERE ring = 'ic_nginx' ORDER BY ordinal;
+
+-- HAProxy: every refusal, and nothing changed
+SELECT i AS input, pg_temp.refused(format($$SELECT chash_ring_import('ic_haproxy', 'haproxy_backend', %L)$$, i)) AS outcome
+FROM unnest(ARRAY[
+	E'frontend f\n balance hdr(x)',
+	E'backend\n balance uri',
+	E'backend b\n balance uri\n hash-type consistent\n server a 10.0.0.1:80\nfrontend f\n bind :80',
+	E'backend b\n balance roundrobin\n hash-type consistent\n server a 10.0.0.1:80',
+	E'backend b\n balance random\n hash-type consistent\n server a 10.0.0.1:80',
+	E'backend b\n balance\n hash-type consistent\n server a 10.0.0.1:80',
+	E'backend b\n hash-type consistent\n server a 10.0.0.1:80',
+	E'backend b\n balance uri\n server a 10.0.0.1:80',
+	E'backend b\n balance uri\n hash-type map-based\n server a 10.0.0.1:80',
+	E'backend b\n balance uri\n hash-type consistent none\n server a 10.0.0.1:80',
+	E'backend b\n balance uri\n hash-type consistent sdbm avalanche more\n server a 10.0.0.1:80',
+	E'backend b\n balance uri\n hash-type consistent djb2\n server a 10.0.0.1:80',
+	E'backend b\n balance uri\n hash-type consistent\n server a 10.0.0.1:80 backup',
+	E'backend b\n balance uri\n hash-type consistent\n server a 10.0.0.1:80 weight 257',
+	E'backend b\n balance uri\n hash-type consistent\n server a 10.0.0.1:80 weight',
+	E'backend b\n balance uri\n hash-type consistent\n server a 10.0.0.1:80 id 0',
+	E'backend b\n balance uri\n hash-type consistent\n default-server id 4\n server a 10.0.0.1:80',
+	E'backend b\n balance uri\n hash-type consistent\n server a 10.0.0.1:80 id 2\n server b 10.0.0.2:80 id 2',
+	E'backend b\n balance uri\n hash-type consistent\n server a 10.0.0.1:80\n server a 10.0.0.2:80',
+	E'backend b\n balance uri\n hash-type consistent\n server a 10.0.0.1:80 hash-key addr',
+	E'backend b\n balance uri\n hash-type consistent\n server a',
+	E'backend b\n balance uri\n hash-type consistent\n server a "10.0.0.1:80',
+	E'backend b\n balance uri\n hash-type consistent',
+	'# nothing but a comment',
+	'']) i;
+-- the ring's key hash is the backend's: a ring of another is named
+SELECT chash_ring_import('ic_haproxy', 'haproxy_backend', E'backend b\n balance uri whole\n hash-type consistent avalanche\n server a 10.0.0.1:80 id 7\n server b 10.0.0.2:80') AS servers;
+SELECT node, weight, state, ordinal FROM chash.node_config WHERE ring = 'ic_haproxy' ORDER BY ordinal;
+
+-- twemproxy: every refusal, and nothing changed
+SELECT i AS input, pg_temp.refused(format($$SELECT chash_ring_import('ic_twem', 'twemproxy_pool', %L)$$, i)) AS outcome
+FROM unnest(ARRAY[
+	E'  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha: x\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash: fnv1a_64\n  hash_tag: "{}"\n  servers:\n   - 10.0.0.1:11211:1\nbeta:\n  servers:\n   - 10.0.0.2:11211:1',
+	E'alpha:\n  hash_tag: "{}"\n  distribution: modula\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash_tag: "{}"\n  distribution: random\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash: sha1\n  hash_tag: "{}"\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash: md5\n  hash_tag: "{}"\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash_tag: "{x}"\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash_tag: "{}"\n  hash_tag: "{}"\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash_tag: "{}"\n  servers: [10.0.0.1:11211:1]',
+	E'alpha:\n  hash_tag: "{}"\n  servers:\n   - 10.0.0.1:11211',
+	E'alpha:\n  hash_tag: "{}"\n  servers:\n   - 10.0.0.1:11211:0',
+	E'alpha:\n  hash_tag: "{}"\n  servers:\n   - 10.0.0.1:11211:1 a b',
+	E'alpha:\n  hash_tag: "{}"\n  servers:\n   - /tmp/mc.sock:1',
+	E'alpha:\n  hash_tag: "{}"\n  servers:\n   - 10.0.0.1:11211:1\n   - 10.0.0.1:11211:2',
+	E'alpha:\n  hash_tag: "{}"\n  servers:\n   - 10.0.0.1:11211:1 a\n   - 10.0.0.2:11211:1 a',
+	E'alpha:\n\thash_tag: "{}"',
+	E'alpha:\n  hash_tag: "{}"\n    timeout: 100\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash_tag: "{}"\n  just words\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash_tag: [a]\n  servers:\n   - 10.0.0.1:11211:1',
+	E'alpha:\n  hash_tag: "{}"\n  servers:',
+	E'alpha:\n  hash_tag: "{}"',
+	'']) i;
+-- a named unix socket is its name; the pool's name and values quoted
+SELECT chash_ring_import('ic_twem', 'twemproxy_pool',
+	E'"alpha":\n  hash: ''fnv1a_64''\n  hash_tag: "{}"\n  servers:\n  - /tmp/mc.sock:2 local\n  - "10.0.0.1:22122:1"') AS servers;
+SELECT node, weight, state, ordinal FROM chash.node_config WHERE ring = 'ic_twem' ORDER BY ordinal;
+
+-- the ring must exist, with the format's profile
+SELECT f AS format, pg_temp.refused(format($$SELECT chash_ring_import(%L, %L, 'x')$$, r, f)) AS outcome
+FROM (VALUES ('ic_none', 'nginx_upstream'), ('ic_none', 'haproxy_backend'), ('ic_none', 'twemproxy_pool'),
+			 ('ic_ring', 'nginx_upstream'), ('ic_ring', 'haproxy_backend'), ('ic_ring', 'twemproxy_pool')) v(r, f);
+-- NULLs, a data centre, an unknown format
+SELECT pg_temp.refused($$SELECT chash_ring_import('ic_nginx', 'nginx_upstream', NULL)$$);
+SELECT pg_temp.refused($$SELECT chash_ring_import('ic_nginx', NULL, 'upstream u { }')$$);
+SELECT pg_temp.refused($$SELECT chash_ring_import(NULL, 'haproxy_backend', 'backend b')$$);
+SELECT pg_temp.refused($$SELECT chash_ring_import('ic_twem', 'twemproxy_pool', 'alpha:', 'dc1')$$);
+SELECT pg_temp.refused($$SELECT chash_ring_import('ic_twem', 'twemproxy', 'alpha:')$$);
+SELECT pg_temp.refused($$SELECT chash.import_haproxy_backend('ic_haproxy', NULL)$$);
+SELECT pg_temp.refused($$SELECT chash.replace_config_nodes('ic_nginx', '{a}', '{1}', '{active}', NULL)$$);
+SELECT pg_temp.refused($$SELECT chash.replace_config_nodes('ic_nginx', '{a, b}', '{1}', '{active}', '{1}')$$);
+
+-- Inputs of 100,000 servers ending in an error: refused to a role without
+-- the privilege before they are read, and read in linear time by one with
+-- it (a second or two, where a parse that searched the servers read so far
+-- for each would take minutes)
+CREATE TEMP TABLE ic_big_configs AS
+SELECT 'upstream u { hash $key consistent; ' ||
+	   (SELECT string_agg(format('server 10.%s.%s.%s:80 weight=2;', i / 65536, i / 256 % 256, i % 256), E'\n')
+		FROM generate_series(1, 100000) i) || ' server 10.0.0.1:80 backup; }' AS nginx,
+	   E'backend b\n balance uri\n hash-type consistent\n' ||
+	   (SELECT string_agg(format(' server s%s 10.%s.%s.%s:80 check weight 2', i, i / 65536, i / 256 % 256, i % 256), E'\n')
+		FROM generate_series(1, 100000) i) || E'\n server s1 10.0.0.1:80' AS haproxy,
+	   E'alpha:\n  hash_tag: "{}"\n  servers:\n' ||
+	   (SELECT string_agg(format('   - 10.%s.%s.%s:11211:1', i / 65536, i / 256 % 256, i % 256), E'\n')
+		FROM generate_series(1, 100000) i) || E'\n   - 10.0.0.1:11211:0' AS twemproxy;
+GRANT SELECT ON ic_big_configs TO regress_chash_ic_nobody, regress_chash_ic_writer;
+SET ROLE regress_chash_ic_nobody;
+SELECT pg_temp.refused($$SELECT chash_ring_import('ic_nginx', 'nginx_upstream', nginx) FROM ic_big_configs$$);
+SELECT pg_temp.refused($$SELECT chash.import_haproxy_backend('ic_haproxy', haproxy) FROM ic_big_configs$$);
+SELECT pg_temp.refused($$SELECT chash.import_twemproxy_pool('ic_twem', twemproxy) FROM ic_big_configs$$);
+SELECT pg_temp.refused($$SELECT chash.replace_config_nodes('ic_nginx', '{a}', '{1}', '{active}', '{1}')$$);
+RESET ROLE;
+GRANT INSERT, UPDATE, DELETE ON chash.node_config TO regress_chash_ic_writer;
+SET ROLE regress_chash_ic_writer;
+SELECT pg_temp.refused($$SELECT chash_ring_import('ic_nginx', 'nginx_upstream', nginx) FROM ic_big_configs$$);
+SELECT pg_temp.refused($$SELECT chash_ring_import('ic_haproxy', 'haproxy_backend', haproxy) FROM ic_big_configs$$);
+SELECT pg_temp.refused($$SELECT chash_ring_import('ic_twem', 'twemproxy_pool', twemproxy) FROM ic_big_configs$$);
+-- and imports what it may
+SELECT chash_ring_import('ic_haproxy', 'haproxy_backend', E'backend b\n balance uri\n hash-type consistent avalanche\n server w 10.0.0.1:80') AS servers;
+RESET ROLE;
+REVOKE INSERT, UPDATE, DELETE ON chash.node_config FROM regress_chash_ic_writer;
+SELECT node, ordinal FROM chash.node_config WHERE ring = 'ic_haproxy' ORDER BY node;
+DROP TABLE ic_big_configs;
+
 -- Clean up
-SELECT chash_ring_drop(r) FROM unnest(ARRAY['ic_redis', 'ic_cass', 'ic_tokens', 'ic_slots', 'ic_ring']) r;
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['ic_redis', 'ic_cass', 'ic_tokens', 'ic_slots', 'ic_ring',
+										   'ic_nginx', 'ic_haproxy', 'ic_twem']) r;
 DROP VIEW ic_fingerprint;
 DROP TABLE ic_big;
 DROP ROLE regress_chash_ic_nobody;
