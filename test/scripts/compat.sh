@@ -58,6 +58,14 @@
 #                 (envoy_reference.py, its --self-test the values Envoy's
 #                 tests publish; Debian has no Envoy)
 #
+# For twemproxy, nginx and HAProxy, the configuration file the server ran
+# with (the route program's --conf) is also given to chash_ring_import:
+# nutcracker's pool whole, nginx's upstream block and HAProxy's backend
+# section as cut from it, with the matching format, into a ring made as
+# the other.  The imported ring must route every key to the server the
+# real one picked and have a node a server: a second row a configuration,
+# "..., imported", counted as a configuration of its own.
+#
 # Besides the generated keys, every configuration gets keys that land
 # exactly on points (the names its client hashes for its points, such as
 # "10.0.0.1-0"), and the "tie" configurations use servers, found by a
