@@ -108,7 +108,8 @@ def parse_block(lines, first_line):
                     break
         shown = []
         shown_at = i
-        while i < len(lines) and lines[i].strip() and not STATEMENT_START.match(lines[i]):
+        while i < len(lines) and lines[i].strip() and (
+                FOOTER.match(lines[i].strip()) or not STATEMENT_START.match(lines[i])):
             shown.append(lines[i])
             i += 1
         checks.append((first_line + start, "\n".join(statement), shown, first_line + shown_at))

@@ -29,12 +29,18 @@ SELECT r.ring, (SELECT count(*) FROM chash.ring_units(r.ring)) AS units,
 FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring);
 
 -- every key's unit belongs to the key's owner, for every kind of unit
+CREATE TEMP TABLE load_units AS
+SELECT r.ring, u.unit, u.node
+FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring),
+	 LATERAL chash.ring_units(r.ring) u;
+CREATE UNIQUE INDEX ON load_units (ring, unit);
+ANALYZE load_units;
 SELECT r.ring, count(*) AS keys,
 	   count(*) FILTER (WHERE u.node IS DISTINCT FROM chash_lookup(r.ring, k.id)) AS elsewhere
 FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring)
 CROSS JOIN load_keys k
-JOIN LATERAL (SELECT * FROM chash.ring_units(r.ring)) u
-  ON u.unit = chash.position_unit(r.ring, chash_position(r.ring, k.id))
+LEFT JOIN load_units u
+  ON u.ring = r.ring AND u.unit = chash.position_unit(r.ring, chash_position(r.ring, k.id))
 WHERE k.id IS NOT NULL
 GROUP BY r.ring ORDER BY r.ring;
 
@@ -107,5 +113,5 @@ SELECT count(*) FROM chash.ring_units('ld_jump');
 SELECT chash.position_unit('ld_empty', 1);
 SELECT chash.position_unit('ld_ring', NULL), chash.position_unit(NULL, 1);
 
-DROP TABLE load_keys, load_times;
+DROP TABLE load_keys, load_times, load_units;
 SELECT count(chash_ring_drop(ring)) FROM chash.ring_config WHERE ring LIKE 'ld\_%';
