@@ -32,7 +32,10 @@ COMMENT ON FUNCTION chash.message_name(text) IS
 
 -- The errors of the public PL/pgSQL functions, raised again as a function
 -- in C raises them: same SQLSTATE, message, detail and hint, without the
--- CONTEXT of internal helpers and statements (empty detail or hint: none)
+-- CONTEXT of internal helpers and statements (empty detail or hint: none).
+-- The exception block that catches them is a subtransaction, which
+-- parallel mode forbids: those functions are PARALLEL UNSAFE, so that a
+-- query calling them is never run in parallel.
 CREATE OR REPLACE FUNCTION chash.raise_without_context(sqlstate text, message text,
 														detail text, hint text)
 	RETURNS void

@@ -21,7 +21,7 @@ CREATE OR REPLACE FUNCTION chash_load(ring text, relation regclass, key_column n
 									  cost text DEFAULT 'rows', sample double precision DEFAULT NULL)
 	RETURNS TABLE(unit integer, node text, rows double precision, bytes double precision,
 				  load double precision, rows_error double precision, bytes_error double precision)
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED ROWS 1000
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE ROWS 1000
 	SET search_path = pg_catalog, pg_temp
 	-- (a join of the units to their counts by nested loop would be
 	-- quadratic in the units: 16,384 slots, millions of points)

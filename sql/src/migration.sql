@@ -23,7 +23,7 @@ CREATE OR REPLACE FUNCTION chash_migration_sql(from_ring text, to_ring text,
 									relation regclass, key_column name,
 									dialect text DEFAULT 'postgresql')
 	RETURNS SETOF text
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE

@@ -81,7 +81,7 @@ COMMENT ON FUNCTION chash.svg_document(integer, integer, text, text) IS
 
 CREATE OR REPLACE FUNCTION chash_ring_svg(ring text, width integer DEFAULT 640)
 	RETURNS text
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
@@ -167,7 +167,7 @@ COMMENT ON FUNCTION chash_ring_svg(text, integer) IS
 
 CREATE OR REPLACE FUNCTION chash_ownership_svg(ring text, width integer DEFAULT 640)
 	RETURNS text
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
@@ -290,7 +290,7 @@ COMMENT ON FUNCTION chash.svg_slice_path(integer[], double precision, double pre
  */
 CREATE OR REPLACE FUNCTION chash_move_svg(from_ring text, to_ring text, width integer DEFAULT 640)
 	RETURNS text
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE

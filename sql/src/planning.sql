@@ -48,7 +48,7 @@ COMMENT ON FUNCTION chash.plan_kind(text, text) IS
 CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text,
 								 relation regclass, key_column name)
 	RETURNS SETOF record
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED ROWS 1000
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE ROWS 1000
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
@@ -85,7 +85,7 @@ COMMENT ON FUNCTION chash_moved_keys(text, text, regclass, name) IS
 CREATE OR REPLACE FUNCTION chash_move_summary(from_ring text, to_ring text,
 								   relation regclass, key_column name)
 	RETURNS TABLE(from_node text, to_node text, fraction double precision, keys bigint)
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED ROWS 20
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE ROWS 20
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
@@ -139,7 +139,7 @@ COMMENT ON FUNCTION chash_move_summary(text, text, regclass, name) IS
 -- as ranges of one old and one new owner each (NULL: no owner)
 CREATE OR REPLACE FUNCTION chash_moved_slots(from_ring text, to_ring text)
 	RETURNS TABLE(slots int4range, from_node text, to_node text)
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
@@ -309,7 +309,7 @@ COMMENT ON FUNCTION chash.key_column_type(regclass, name) IS
 CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text,
 								 relation regclass, key_column name, as_type anyelement)
 	RETURNS TABLE(key anyelement, from_node text, to_node text)
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED ROWS 1000
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE ROWS 1000
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
@@ -343,7 +343,7 @@ COMMENT ON FUNCTION chash_moved_keys(text, text, regclass, name, anyelement) IS
 
 CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text, keys anyarray)
 	RETURNS TABLE(key anyelement, from_node text, to_node text)
-	LANGUAGE plpgsql STABLE PARALLEL SAFE ROWS 100
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE ROWS 100
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE

@@ -24,7 +24,7 @@ COMMENT ON FUNCTION chash_ring_stats(text) IS
 CREATE OR REPLACE FUNCTION chash_key_distribution(ring text, relation regclass, key_column name)
 	RETURNS TABLE(node text, keys bigint, share double precision,
 				  expected double precision, ratio double precision)
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED ROWS 10
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE ROWS 10
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE

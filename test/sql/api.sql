@@ -64,3 +64,11 @@ WHERE p.proname IN ('chash_ring_create', 'chash_ring_drop', 'chash_node_add',
 					'chash_node_remove', 'chash_node_set', 'chash_points')
 ORDER BY p.proname;
 \x off
+
+-- A function that catches its errors to raise them without CONTEXT runs
+-- an exception block, a subtransaction, which parallel mode forbids: none
+-- may be marked parallel safe or restricted
+SELECT p.oid::regprocedure AS catches_errors_in_parallel
+FROM pg_proc p
+WHERE p.prosrc LIKE '%chash.raise_without_context(e_state%' AND p.proparallel <> 'u'
+ORDER BY 1;

@@ -431,6 +431,18 @@ SELECT expect_error($$SELECT chash_ring_svg('r', 10)$$);
 SELECT * FROM chash_moved_keys('r', 'r_ctx', 'ctx_keys', 'id') AS m(key text, from_node text, to_node text);
 SELECT expect_error($$SELECT * FROM chash_moved_keys('r', 'r_ctx', 'ctx_keys', 'id') AS m(key text, from_node text, to_node text)$$);
 SELECT count(*) FROM chash_moved_keys('r', 'r_ctx', 'ctx_keys', 'id') AS m(key integer, from_node text, to_node text);
+-- a query the planner would otherwise run with a parallel scan beside the
+-- function (where a parallel restricted function runs in the leader, in
+-- parallel mode, and its exception block cannot start): the functions
+-- that catch errors keep it serial
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT count(*) AS moved FROM chash_moved_keys('r', 'r_ctx', 'ctx_keys', 'id', NULL::integer) m
+JOIN ctx_keys k ON k.id = m.key;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
 -- the function that raises them: what it is given, or a clear refusal
 SELECT chash.raise_without_context('22023', 'a message', 'A detail.', '');
 SELECT expect_error($$SELECT chash.raise_without_context('22023', 'a message', 'A detail.', '')$$);

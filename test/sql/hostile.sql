@@ -16,6 +16,8 @@ SELECT chash_node_add('hostile_next', 'n4', target => 'shard_n4');
 SELECT chash_ring_create('hostile_set');
 SELECT chash_ring_create('hostile_redis', profile => 'redis_cluster');
 SELECT chash_ring_create('hostile_cass', profile => 'cassandra');
+SELECT chash_ring_create('hostile_slots', profile => 'redis_cluster');
+SELECT chash_node_add('hostile_slots', 'm' || i) FROM generate_series(1, 3) i;
 CREATE TABLE hostile_keys (k integer PRIMARY KEY);
 INSERT INTO hostile_keys SELECT generate_series(1, 100);
 CREATE ROLE regress_chash_nobody;
@@ -48,6 +50,8 @@ INSERT INTO hostile_samples VALUES
 	('ring', NULL, '''hostile_set''', 'chash_ring_set'),
 	('node', NULL, '''n9''', 'chash_node_add'),
 	('ring', NULL, '''hostile_redis''', 'chash_ring_import'),
+	('ring', NULL, '''hostile_slots''', 'chash_rebalance'),
+	('ring', NULL, '''hostile_slots''', 'chash_rebalance_report'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
 	('input', NULL, 'E''Datacenter: dc1\nAddress Rack Status State Load Owns Token\n10.0.1.1 r1 Up Normal 1 KiB ? -9000\n''',
 	 'chash.import_nodetool_ring');
@@ -96,6 +100,8 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('key_expr', NULL, '''t.k'''), ('ranges', NULL, '''{[1,2)}''::int8multirange'), ('move_id', NULL, '1'),
 	('as_source', NULL, 'true'), ('by_key', NULL, 'true'), ('buckets', NULL, 'ARRAY[1]'),
 	('round', NULL, '1'), ('pair', NULL, '1'), ('only_pair', NULL, '1'), ('suspects', NULL, '''{}''::jsonb'), ('ext', NULL, '''public'''), ('past_fence', NULL, 'false'), ('with_fence', NULL, 'false'),
+	('into_ring', NULL, '''hostile_slots_next'''), ('target_peak', NULL, '1.05'),
+	('drain', NULL, '''{}''::text[]'), ('max_moved', NULL, '1000'),
 	('key_position', NULL, '42::bigint'), ('cost', NULL, '''rows'''), ('sample', NULL, '0.5'),
 	('action', NULL, '''An import'''), ('ring_config', NULL, '''{}''::text[]'), ('node_config', NULL, 'ARRAY[''INSERT'']'),
 	('sqlstate', NULL, '''P0001'''), ('detail', NULL, '''d'''), ('hint', NULL, '''h'''),
@@ -129,6 +135,7 @@ INSERT INTO hostile_nullable VALUES
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'lookup'),
 	('chash_ring_import(text,text,text,text)', 'datacenter'),
 	('chash_load(text,regclass,name,text,double precision)', 'sample'),
+	('chash_rebalance(text,text,regclass,name,double precision,text,text[],double precision)', 'max_moved'),
 	('chash.import_nodetool_ring(text,text,text)', 'datacenter'),
 	('chash.mysql_node_rows(text,text,text)', 'node'),
 	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'vnodes'),
@@ -371,4 +378,4 @@ DROP FUNCTION hostile_call(hostile_functions, integer, text);
 DROP TABLE hostile_keys;
 DROP OWNED BY regress_chash_nobody;
 DROP ROLE regress_chash_nobody;
-SELECT chash_ring_drop(r) FROM unnest(ARRAY['hostile', 'hostile_next', 'hostile_redis', 'hostile_set']) r;
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['hostile', 'hostile_next', 'hostile_redis', 'hostile_set', 'hostile_slots']) r;
