@@ -144,12 +144,13 @@ SET enable_material = off;
 SELECT config_reads FROM chash.cache_stats() \gset
 SELECT count(*) AS nodes, sum(points) AS points
 FROM chash.nodes WHERE ring IN ('cm_wide', 'cm_points');
--- (one a ring)
-SELECT config_reads - :config_reads AS configurations_read FROM chash.cache_stats();
+-- (a few a ring: once per call site, and on 14, where the view is a
+-- function, a few more; never once a node, 20,000 reads)
+SELECT config_reads - :config_reads < 100 AS read_once_a_ring FROM chash.cache_stats();
 SELECT config_reads FROM chash.cache_stats() \gset
 SELECT ring, nodes, points FROM chash.rings WHERE ring IN ('cm_wide', 'cm_points') ORDER BY ring;
--- (one a ring for the points, one a ring for chash.ring_problem)
-SELECT config_reads - :config_reads AS configurations_read FROM chash.cache_stats();
+-- (for the points and for chash.ring_problem)
+SELECT config_reads - :config_reads < 100 AS read_once_a_ring FROM chash.cache_stats();
 -- a node the ring lacks, a ring that does not exist, a name no ring can have
 SELECT chash.node_points('cm_wide', 'w20001') AS no_node,
 	   chash.node_points('cm_none', 'w1') AS no_ring,
