@@ -1,7 +1,11 @@
 /*
  * Rebalancing: the change that evens out a table's load over a ring's
  * nodes, moving as little of it as it can, made as a new ring that every
- * plan of planning.sql carries out.  Slot rings so far.
+ * plan of planning.sql carries out.  By placement: slot rings give slots
+ * to other masters; token rings (and rings of points, where the user
+ * allows their points to become tokens) split ranges at the rows' own
+ * positions; rings whose points come from names change their vnodes or
+ * weights.
  */
 
 -- Each node's load before and after a change, from the same table: the
@@ -24,21 +28,33 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring, into_ring, relation, key_column and cost must not be null';
 	END IF;
-	-- the target: the load shared by the active weights of the new ring
+	/*
+	 * The target: the load shared as ring's weights share it, among the
+	 * nodes that hold part of into_ring (a drained node holds none; a plan
+	 * of weights changes into_ring's weights, not the shares it aims at)
+	 */
 	RETURN QUERY
 	WITH b AS (SELECT l.node, sum(l.load) AS load FROM @extschema@.chash_load(ring, relation, key_column, cost) l
 			   GROUP BY l.node),
-		 a AS (SELECT l.node, sum(l.load) AS load FROM @extschema@.chash_load(into_ring, relation, key_column, cost) l
+		 a AS (SELECT l.node, sum(l.load) AS load, count(*) AS units
+			   FROM @extschema@.chash_load(into_ring, relation, key_column, cost) l
 			   GROUP BY l.node),
-		 w AS (SELECT n.node, n.weight, n.state FROM chash.node_config n WHERE n.ring = into_ring),
+		 w AS (SELECT n.node, n.weight,
+					  coalesce((SELECT o.weight FROM chash.node_config o
+								WHERE o.ring = chash_rebalance_report.ring AND o.node = n.node), n.weight) AS share
+			   FROM chash.node_config n
+			   WHERE n.ring = into_ring AND n.state = 'active' AND n.node IN (SELECT a.node FROM a)),
 		 total AS (SELECT sum(b.load) AS load FROM b)
-	SELECT coalesce(w.node, b.node), w.weight,
-		   CASE WHEN w.state = 'active'
-				THEN total.load * w.weight / nullif((SELECT sum(x.weight) FROM w x WHERE x.state = 'active'), 0)
-				ELSE 0 END,
+	SELECT n.node, n.weight,
+		   coalesce(total.load * w.share / nullif((SELECT sum(x.share) FROM w x), 0), 0),
 		   coalesce(b.load, 0), coalesce(a.load, 0)
-	FROM w FULL JOIN b ON b.node = w.node
-	LEFT JOIN a ON a.node = coalesce(w.node, b.node)
+	FROM (SELECT c.node, c.weight FROM chash.node_config c WHERE c.ring = into_ring
+		  UNION ALL
+		  SELECT b.node, NULL FROM b
+		  WHERE b.node NOT IN (SELECT c.node FROM chash.node_config c WHERE c.ring = into_ring)) n
+	LEFT JOIN w ON w.node = n.node
+	LEFT JOIN b ON b.node = n.node
+	LEFT JOIN a ON a.node = n.node
 	CROSS JOIN total
 	ORDER BY 1;
 EXCEPTION WHEN OTHERS THEN
@@ -48,7 +64,560 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_rebalance_report(text, text, regclass, name, text) IS
-	'each node''s load (rows or bytes of a relation) on ring and on ring into_ring, and its target: the load shared by the active weights of into_ring';
+	'each node''s load (rows or bytes of a relation) on ring and on ring into_ring, and its target: the load shared as ring''s weights share it among the nodes that hold part of into_ring';
+
+-- The active nodes of a ring in name order, which of them a drain empties,
+-- and each one's target share of the load: its weight among the nodes that
+-- keep load (0 for a drained node)
+CREATE OR REPLACE FUNCTION chash.rebalance_nodes(ring text, drain text[],
+												 OUT names text[], OUT drained boolean[],
+												 OUT shares double precision[])
+	LANGUAGE plpgsql STABLE STRICT PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	SELECT array_agg(n.node ORDER BY n.node), array_agg(n.node = ANY (drain) ORDER BY n.node)
+	INTO names, drained
+	FROM chash.node_config n WHERE n.ring = rebalance_nodes.ring AND n.state = 'active';
+	IF EXISTS (SELECT FROM unnest(drain) x WHERE x IS NULL OR NOT x = ANY (coalesce(names, '{}'))) THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+			MESSAGE = format('drained node "%s" is not an active node of ring "%s"',
+							 chash.message_name((SELECT x FROM unnest(drain) x
+												 WHERE x IS NULL OR NOT x = ANY (coalesce(names, '{}')) LIMIT 1)),
+							 chash.message_name(ring));
+	END IF;
+	IF names IS NULL OR false = ALL (SELECT NOT x FROM unnest(drained) x) THEN
+		RAISE EXCEPTION USING ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = format('ring "%s" would have no active node to take the load', chash.message_name(ring)),
+			HINT = 'Drain fewer nodes, or add a node to the ring first.';
+	END IF;
+	SELECT array_agg(CASE WHEN n.node = ANY (drain) THEN 0 ELSE n.weight / w.total END ORDER BY n.node)
+	INTO shares
+	FROM chash.node_config n,
+		 (SELECT sum(m.weight) AS total FROM chash.node_config m
+		  WHERE m.ring = rebalance_nodes.ring AND m.state = 'active' AND NOT m.node = ANY (drain)) w
+	WHERE n.ring = rebalance_nodes.ring AND n.state = 'active';
+END
+$$;
+COMMENT ON FUNCTION chash.rebalance_nodes(text, text[]) IS
+	'the active nodes of a ring by name, which a drain empties, and each one''s share of the load a rebalance aims at';
+
+-- The summary of a plan, as its NOTICE says it
+CREATE OR REPLACE FUNCTION chash.rebalance_summary(ring text, into_ring text, cost text,
+												   peak_before double precision, peak_after double precision,
+												   moved double precision, total double precision,
+												   bound double precision)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT format('chash rebalance of ring "%s" into ring "%s": peak-to-mean %s before, %s after; moved %s of %s %s (%s%%), at least %s had to move',
+				  ring, into_ring, round(peak_before::numeric, 3), round(peak_after::numeric, 3),
+				  round(moved::numeric), round(total::numeric), cost,
+				  round((100 * moved / nullif(total, 0))::numeric, 2), round(bound::numeric))
+$$;
+
+/*
+ * Rebalancing a ring of tokens (and a ring of points whose points may
+ * become tokens): a node over its limit gives whole ranges (the arc up to
+ * one of its tokens) heaviest first while they fit in what it must shed,
+ * then splits a range at its rows' own positions, giving the low part (up
+ * to a new token of the receiver's, at the position of the last row that
+ * moves) to the node with the most room, so that it sheds what it must and
+ * hardly more.  A drained node gives all its ranges, split where a
+ * receiver has less room than a range holds, and is set down.  The ring's
+ * keys go to the first token at or after them, so only that lookup rule
+ * can be planned.
+ */
+CREATE OR REPLACE FUNCTION chash.rebalance_tokens(ring text, into_ring text, relation regclass, key_column name,
+												  target_peak double precision, cost text, drain text[],
+												  max_moved double precision)
+	RETURNS TABLE(from_node text, to_node text, slots int4multirange, tokens bigint[], units integer,
+				  moved double precision)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	SET enable_nestloop = off
+	AS $$
+DECLARE
+	names text[];
+	drained boolean[];
+	limits double precision[];	-- target_peak times each node's target
+	loads double precision[];	-- each node's load as the plan goes
+	pos bigint[];				-- each unit's token, in ring order
+	owner integer[];			-- each unit's node, as an index of names
+	unit_load double precision[];
+	taken double precision[];	-- planned load taken from the low end of each unit
+	n integer;
+	total double precision;
+	spent double precision := 0;
+	bound double precision;
+	peak_before double precision;
+	peak_after double precision;
+	draining boolean := cardinality(drain) > 0;
+	eps double precision;
+	heaviest double precision;	-- the most load at one position: a split's grain
+	d integer;
+	r integer;
+	k integer;
+	s record;
+	need double precision;
+	amt double precision;
+	left_over double precision;
+	-- the pieces, in the order planned: a unit, its donor and receiver,
+	-- and where the piece ends, as load from the unit's low end (NULL: the
+	-- rest of the unit, its token with it)
+	pc_unit integer[] := '{}';
+	pc_from integer[] := '{}';
+	pc_to integer[] := '{}';
+	pc_end double precision[] := '{}';
+	-- where each piece is cut, and the load up to it
+	cut_pos bigint[];
+	cut_sum double precision[];
+	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
+BEGIN
+	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL
+	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost and drain must not be null';
+	END IF;
+	SELECT x.names, x.drained, x.shares INTO names, drained, limits
+	FROM chash.rebalance_nodes(ring, drain) x;
+	SELECT array_agg(p.point ORDER BY p.o), array_agg(array_position(names, p.node) ORDER BY p.o)
+	INTO pos, owner
+	FROM @extschema@.chash_points(ring) WITH ORDINALITY AS p(point, node, vnode, o);
+	SELECT array_agg(l.load ORDER BY l.unit), sum(l.load), count(*)
+	INTO unit_load, total, n
+	FROM @extschema@.chash_load(ring, relation, key_column, cost) l;
+	IF n IS DISTINCT FROM cardinality(pos) THEN
+		RAISE EXCEPTION 'ring "%" has % points but % units', ring, cardinality(pos), n;
+	END IF;
+	taken := array_fill(0::double precision, ARRAY[n]);
+	eps := 1e-9 * greatest(total, 1);
+	/*
+	 * A split is cut at a row, so a piece can hold up to one position's
+	 * load more than planned: a receiver's room keeps that much free, and
+	 * no receiver ends over its limit.
+	 */
+	EXECUTE format($q$
+		SELECT coalesce(max(k.c), 0)
+		FROM (SELECT sum(%1$s) AS c FROM %2$s t WHERE t.%3$I IS NOT NULL
+			  GROUP BY @extschema@.chash_position($1, %4$s)) k$q$,
+		CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END,
+		relation, key_column, key_expr)
+	INTO heaviest USING ring;
+	SELECT array_agg(target_peak * total * limits[i] ORDER BY i) INTO limits
+	FROM generate_series(1, cardinality(names)) i;
+	SELECT array_agg(coalesce((SELECT sum(unit_load[u]) FROM generate_series(1, n) u WHERE owner[u] = i), 0)
+					 ORDER BY i)
+	INTO loads FROM generate_series(1, cardinality(names)) i;
+	SELECT coalesce(sum(CASE WHEN draining THEN CASE WHEN drained[i] THEN loads[i] ELSE 0 END
+						ELSE greatest(0, loads[i] - limits[i]) END), 0)
+	INTO bound FROM generate_series(1, cardinality(names)) i;
+	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_before
+	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
+
+	FOR d IN SELECT i FROM generate_series(1, cardinality(names)) i
+			 WHERE CASE WHEN draining THEN drained[i] ELSE loads[i] > limits[i] + eps END
+			 ORDER BY loads[i] - limits[i] DESC, i LOOP
+		need := CASE WHEN drained[d] THEN loads[d] ELSE loads[d] - limits[d] END;
+		-- whole ranges, heaviest first: a drained node's all of them, split
+		-- where the receiver has less room; an overloaded node's while one
+		-- fits in what it must shed
+		FOR s IN SELECT u, unit_load[u] AS load FROM generate_series(1, n) u
+				 WHERE owner[u] = d ORDER BY unit_load[u] DESC, u LOOP
+			EXIT WHEN NOT drained[d] AND need <= eps;
+			CONTINUE WHEN NOT drained[d] AND (s.load > need OR s.load = 0);
+			IF drained[d] THEN
+				left_over := s.load;
+				LOOP
+					EXIT WHEN max_moved IS NOT NULL AND spent + left_over > max_moved;
+					SELECT i INTO r FROM generate_series(1, cardinality(names)) i
+					WHERE NOT drained[i] ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
+					amt := limits[r] - loads[r] - heaviest;
+					IF amt >= left_over - eps OR amt <= eps OR left_over <= eps THEN
+						-- the rest of the range, its token with it
+						pc_unit := pc_unit || s.u; pc_from := pc_from || d; pc_to := pc_to || r;
+						pc_end := pc_end || NULL::double precision;
+						amt := left_over;
+					ELSE
+						taken[s.u] := taken[s.u] + amt;
+						pc_unit := pc_unit || s.u; pc_from := pc_from || d; pc_to := pc_to || r;
+						pc_end := pc_end || taken[s.u];
+					END IF;
+					loads[d] := loads[d] - amt;
+					loads[r] := loads[r] + amt;
+					spent := spent + amt;
+					left_over := left_over - amt;
+					EXIT WHEN pc_end[cardinality(pc_end)] IS NULL;
+				END LOOP;
+				CONTINUE;
+			END IF;
+			CONTINUE WHEN max_moved IS NOT NULL AND spent + s.load > max_moved;
+			SELECT i INTO r FROM generate_series(1, cardinality(names)) i
+			WHERE NOT drained[i] AND i <> d ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
+			CONTINUE WHEN r IS NULL OR limits[r] - loads[r] < s.load;
+			pc_unit := pc_unit || s.u; pc_from := pc_from || d; pc_to := pc_to || r;
+			pc_end := pc_end || NULL::double precision;
+			taken[s.u] := s.load;
+			loads[d] := loads[d] - s.load;
+			loads[r] := loads[r] + s.load;
+			need := need - s.load;
+			spent := spent + s.load;
+		END LOOP;
+		-- the rest by splitting ranges at their rows: the range that can
+		-- shed it all with the least left over, else the heaviest
+		WHILE NOT drained[d] AND need > eps LOOP
+			SELECT u INTO k FROM generate_series(1, n) u
+			WHERE owner[u] = d AND unit_load[u] - taken[u] > eps
+			ORDER BY unit_load[u] - taken[u] < need, abs(unit_load[u] - taken[u] - need), u LIMIT 1;
+			EXIT WHEN k IS NULL;
+			SELECT i INTO r FROM generate_series(1, cardinality(names)) i
+			WHERE NOT drained[i] AND i <> d ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
+			EXIT WHEN r IS NULL;
+			amt := least(need, limits[r] - loads[r] - heaviest, unit_load[k] - taken[k],
+						 coalesce(max_moved - spent - heaviest, 'Infinity'));
+			EXIT WHEN amt <= eps;
+			taken[k] := taken[k] + amt;
+			pc_unit := pc_unit || k; pc_from := pc_from || d; pc_to := pc_to || r;
+			pc_end := pc_end || taken[k];
+			loads[d] := loads[d] - amt;
+			loads[r] := loads[r] + amt;
+			need := need - amt;
+			spent := spent + amt;
+		END LOOP;
+		IF drained[d] AND loads[d] > eps THEN
+			RAISE NOTICE USING
+				MESSAGE = format('drained node "%s" keeps %s of its load', names[d], round(loads[d]::numeric, 1)),
+				DETAIL = format('The budget max_moved (%s) is spent.', max_moved);
+		ELSIF NOT drained[d] AND need > eps THEN
+			SELECT u INTO k FROM generate_series(1, n) u WHERE owner[u] = d ORDER BY unit_load[u] DESC, u LIMIT 1;
+			RAISE NOTICE USING
+				MESSAGE = format('node "%s" stays %s over its target', names[d], round(need::numeric, 1)),
+				DETAIL = CASE WHEN max_moved IS NOT NULL AND spent >= max_moved - heaviest - eps
+							  THEN format('The budget max_moved (%s) is spent.', max_moved)
+							  ELSE format('No other node has room for its load; the heaviest key holds %s.',
+										  round(heaviest::numeric, 1)) END;
+		END IF;
+	END LOOP;
+
+	/*
+	 * Where each split piece ends: the position of the first row at which
+	 * the load counted from the range's low end reaches the piece's end.
+	 * One more pass over the table, its rows in the split ranges kept.
+	 */
+	IF EXISTS (SELECT FROM unnest(pc_end) e WHERE e IS NOT NULL) THEN
+		EXECUTE format($q$
+			WITH pieces AS (
+				SELECT x.i, x.u, x.e FROM unnest($3, $4) WITH ORDINALITY AS x(u, e, i)),
+			keyed AS (
+				SELECT k.p, sum(k.c) AS c
+				FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
+					  FROM %3$s t WHERE t.%4$I IS NOT NULL) k
+				GROUP BY k.p),
+			inside AS (
+				SELECT y.u, y.p, y.c FROM (
+					SELECT chash.position_unit($1, keyed.p) + 1 AS u, keyed.p, keyed.c FROM keyed) y
+				WHERE y.u IN (SELECT pieces.u FROM pieces WHERE pieces.e IS NOT NULL)),
+			-- in ring order from the range's low end: first the positions
+			-- after the previous token, then (the first range) those that
+			-- wrap around to the first token
+			summed AS (
+				SELECT inside.u, inside.p,
+					   sum(inside.c) OVER (PARTITION BY inside.u
+										   ORDER BY (inside.p # (-9223372036854775807 - 1))
+													 <= ($2[CASE WHEN inside.u = 1 THEN cardinality($2) ELSE inside.u - 1 END]
+														 # (-9223372036854775807 - 1)),
+													inside.p # (-9223372036854775807 - 1)
+										   ROWS UNBOUNDED PRECEDING) AS s
+				FROM inside)
+			SELECT array_agg(c.p ORDER BY pieces.i), array_agg(c.s ORDER BY pieces.i)
+			FROM pieces LEFT JOIN LATERAL (
+				SELECT summed.p, summed.s FROM summed
+				WHERE pieces.e IS NOT NULL AND summed.u = pieces.u AND summed.s >= pieces.e - $5
+				ORDER BY summed.s LIMIT 1) c ON true$q$,
+			key_expr, CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END,
+			relation, key_column)
+		INTO cut_pos, cut_sum
+		USING ring, pos, pc_unit, pc_end, eps;
+	ELSE
+		cut_pos := array_fill(NULL::bigint, ARRAY[cardinality(pc_unit)]);
+		cut_sum := array_fill(NULL::double precision, ARRAY[cardinality(pc_unit)]);
+	END IF;
+
+	/*
+	 * The pieces as they are cut: a cut at the range's own token takes the
+	 * rest of the range, and a piece cut where the one before it was cut
+	 * is empty.  Each piece's load is the load up to its cut less the load
+	 * up to the cut before it in the same range.
+	 */
+	WITH pieces AS (
+		SELECT x.i, x.u, x.f, x.t,
+			   CASE WHEN x.e IS NULL OR x.cp IS NULL OR x.cp = pos[x.u] THEN NULL ELSE x.cp END AS cut,
+			   CASE WHEN x.e IS NULL OR x.cp IS NULL OR x.cp = pos[x.u] THEN unit_load[x.u] ELSE x.cs END AS upto
+		FROM unnest(pc_unit, pc_from, pc_to, pc_end, cut_pos, cut_sum) WITH ORDINALITY AS x(u, f, t, e, cp, cs, i)),
+	cut AS (
+		SELECT pieces.*,
+			   coalesce(max(pieces.upto) OVER (PARTITION BY pieces.u ORDER BY pieces.i
+											   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before,
+			   count(*) FILTER (WHERE pieces.cut IS NULL)
+				   OVER (PARTITION BY pieces.u ORDER BY pieces.i
+						 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS rests_before
+		FROM pieces)
+	SELECT coalesce(array_agg(cut.u ORDER BY cut.i), '{}'), coalesce(array_agg(cut.f ORDER BY cut.i), '{}'),
+		   coalesce(array_agg(cut.t ORDER BY cut.i), '{}'), coalesce(array_agg(cut.cut ORDER BY cut.i), '{}'),
+		   coalesce(array_agg(cut.upto - cut.before ORDER BY cut.i), '{}')
+	INTO pc_unit, pc_from, pc_to, cut_pos, cut_sum
+	FROM cut
+	-- a piece after the one that took the rest of its range, or cut where
+	-- the one before it was, is empty (a range's token always moves)
+	WHERE cut.rests_before = 0 AND (cut.cut IS NULL OR cut.upto > cut.before);
+
+	-- each node's load as cut
+	SELECT array_agg(coalesce((SELECT sum(unit_load[u]) FROM generate_series(1, n) u WHERE owner[u] = i), 0)
+					 - coalesce((SELECT sum(m) FROM unnest(pc_from, cut_sum) x(f, m) WHERE x.f = i), 0)
+					 + coalesce((SELECT sum(m) FROM unnest(pc_to, cut_sum) x(t, m) WHERE x.t = i), 0)
+					 ORDER BY i)
+	INTO loads FROM generate_series(1, cardinality(names)) i;
+	SELECT coalesce(sum(m), 0) INTO spent FROM unnest(cut_sum) m;
+	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_after
+	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
+
+	/*
+	 * The new ring: a copy in which every node that gives or takes load
+	 * has as its tokens the positions it owns now (its points become
+	 * tokens), and a drained node that gave everything is down.
+	 */
+	PERFORM @extschema@.chash_ring_copy(ring, into_ring);
+	UPDATE chash.node_config c
+	SET tokens = x.tokens
+	FROM (SELECT names[o.node] AS node, array_agg(o.p ORDER BY o.u, o.p # (-9223372036854775807 - 1)) AS tokens
+		  FROM (SELECT u, coalesce((SELECT pc_to[j] FROM generate_series(1, cardinality(pc_unit)) j
+									WHERE pc_unit[j] = u AND cut_pos[j] IS NULL), owner[u]) AS node, pos[u] AS p
+				FROM generate_series(1, n) u
+				UNION ALL
+				SELECT pc_unit[j], pc_to[j], cut_pos[j]
+				FROM generate_series(1, cardinality(pc_unit)) j WHERE cut_pos[j] IS NOT NULL) o
+		  GROUP BY o.node) x
+	WHERE c.ring = into_ring AND c.node = x.node
+	  AND x.node IN (SELECT names[f] FROM unnest(pc_from) f UNION SELECT names[t] FROM unnest(pc_to) t);
+	UPDATE chash.node_config c SET state = 'down', tokens = NULL
+	WHERE c.ring = into_ring AND c.node = ANY (names) AND drained[array_position(names, c.node)]
+	  AND NOT EXISTS (SELECT FROM generate_series(1, n) u
+					  WHERE owner[u] = array_position(names, c.node)
+						AND NOT EXISTS (SELECT FROM generate_series(1, cardinality(pc_unit)) j
+										WHERE pc_unit[j] = u AND cut_pos[j] IS NULL));
+
+	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_after, spent, total, bound);
+	RETURN QUERY
+	SELECT names[x.f], names[x.t], NULL::int4multirange,
+		   array_agg(coalesce(x.cp, pos[x.u]) ORDER BY x.i), count(*)::integer, sum(x.m)
+	FROM unnest(pc_unit, pc_from, pc_to, cut_pos, cut_sum) WITH ORDINALITY AS x(u, f, t, cp, m, i)
+	GROUP BY x.f, x.t ORDER BY 1, 2;
+END
+$$;
+COMMENT ON FUNCTION chash.rebalance_tokens(text, text, regclass, name, double precision, text, text[], double precision) IS
+	'chash_rebalance of a ring of tokens, or of points made tokens: ranges given whole or split at their rows'' positions';
+
+/*
+ * Rebalancing a ring whose points or table come from its nodes' names:
+ * only how much of the ring each node gets can change, its vnodes (ring)
+ * or its weight (the others).  Each round scales each node's share by its
+ * target over its load and places the rows' positions again on the
+ * changed copy; the best round within the budget is kept.  The rows move
+ * wherever the new points fall, so such a plan moves more than the least
+ * that must move; the summary says how much more.  A drain sets the
+ * drained nodes down and changes nothing else.
+ */
+CREATE OR REPLACE FUNCTION chash.rebalance_weights(ring text, into_ring text, relation regclass, key_column name,
+												   target_peak double precision, cost text, drain text[],
+												   max_moved double precision)
+	RETURNS TABLE(from_node text, to_node text, slots int4multirange, tokens bigint[], units integer,
+				  moved double precision)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	SET enable_nestloop = off
+	AS $$
+DECLARE
+	names text[];
+	drained boolean[];
+	limits double precision[];
+	loads double precision[];
+	positions bigint[];			-- the rows' distinct positions
+	position_load double precision[];
+	owner_before integer[];		-- each position's node on ring, as an index of names
+	owner_now integer[];
+	algorithm text;
+	by_vnodes boolean;
+	scale double precision;
+	e_message text;
+	sizes double precision[];	-- each node's vnodes or weight, as the rounds go
+	best_sizes double precision[];
+	total double precision;
+	bound double precision;
+	peak_before double precision;
+	peak_now double precision;
+	best_peak double precision;
+	moved_now double precision;
+	best_moved double precision := 0;
+	draining boolean := cardinality(drain) > 0;
+	round_no integer;
+	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
+BEGIN
+	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL
+	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost and drain must not be null';
+	END IF;
+	SELECT x.names, x.drained, x.shares INTO names, drained, limits
+	FROM chash.rebalance_nodes(ring, drain) x;
+	SELECT c.algorithm, c.algorithm = 'ring' INTO algorithm, by_vnodes
+	FROM chash.ring_config c WHERE c.ring = rebalance_weights.ring;
+	EXECUTE format($q$
+		SELECT array_agg(k.p), array_agg(k.c)
+		FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, sum(%2$s) AS c
+			  FROM %3$s t WHERE t.%4$I IS NOT NULL GROUP BY 1) k$q$,
+		key_expr, CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END,
+		relation, key_column)
+	INTO positions, position_load USING ring;
+	positions := coalesce(positions, '{}');
+	position_load := coalesce(position_load, '{}');
+	total := coalesce((SELECT sum(x) FROM unnest(position_load) x), 0);
+	owner_before := chash.rebalance_owners(ring, names, positions);
+	SELECT array_agg(target_peak * total * limits[i] ORDER BY i) INTO limits
+	FROM generate_series(1, cardinality(names)) i;
+	loads := chash.rebalance_loads(cardinality(names), owner_before, position_load);
+	SELECT coalesce(sum(CASE WHEN draining THEN CASE WHEN drained[i] THEN loads[i] ELSE 0 END
+						ELSE greatest(0, loads[i] - limits[i]) END), 0)
+	INTO bound FROM generate_series(1, cardinality(names)) i;
+	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_before
+	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
+
+	PERFORM @extschema@.chash_ring_copy(ring, into_ring);
+	IF draining THEN
+		UPDATE chash.node_config c SET state = 'down'
+		WHERE c.ring = into_ring AND c.node = ANY (drain);
+	ELSE
+		/*
+		 * The clients take whole weights, and most place by a node's
+		 * share of the total only: their weights are scaled by 100 to
+		 * give the plan steps of about 1 %, which places every key as
+		 * before.  nginx and HAProxy give a node points per unit of
+		 * weight, so theirs keep their scale.
+		 */
+		scale := CASE WHEN by_vnodes OR algorithm IN ('nginx', 'haproxy') THEN 1 ELSE 100 END;
+		SELECT array_agg(CASE WHEN by_vnodes THEN (SELECT count(*) FROM @extschema@.chash_points(ring) p
+													WHERE p.node = names[i])
+							  ELSE scale * (SELECT c.weight FROM chash.node_config c
+											WHERE c.ring = rebalance_weights.ring AND c.node = names[i]) END
+						 ORDER BY i)
+		INTO sizes FROM generate_series(1, cardinality(names)) i;
+		best_sizes := sizes;
+		best_peak := peak_before;
+		peak_now := peak_before;
+		FOR round_no IN 1 .. 40 LOOP
+			EXIT WHEN peak_now <= target_peak;
+			-- each node's share scaled towards its target, at most halved or
+			-- doubled a round
+			SELECT array_agg(sizes[i] * least(2, greatest(0.5, power(limits[i] / target_peak
+																	   / greatest(loads[i], 1e-9 * greatest(total, 1)), 0.8)))
+							 ORDER BY i)
+			INTO sizes FROM generate_series(1, cardinality(names)) i;
+			SELECT array_agg(greatest(1, least(CASE WHEN algorithm = 'haproxy' THEN 256 ELSE 16777216 END,
+											   round(x))) ORDER BY i)
+			INTO sizes FROM unnest(sizes) WITH ORDINALITY AS s(x, i);
+			BEGIN
+				IF by_vnodes THEN
+					UPDATE chash.node_config c SET vnodes = sizes[array_position(names, c.node)]::integer
+					WHERE c.ring = into_ring AND c.node = ANY (names);
+				ELSE
+					UPDATE chash.node_config c SET weight = sizes[array_position(names, c.node)]
+					WHERE c.ring = into_ring AND c.node = ANY (names);
+				END IF;
+				owner_now := chash.rebalance_owners(into_ring, names, positions);
+			EXCEPTION WHEN invalid_parameter_value OR feature_not_supported OR check_violation THEN
+				GET STACKED DIAGNOSTICS e_message = MESSAGE_TEXT;
+				RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+					MESSAGE = format('chash_rebalance cannot change the weights of ring "%s"',
+									 chash.message_name(ring)),
+					DETAIL = format('The ring''s client takes no such weights: %s.', e_message),
+					HINT = 'Add or remove nodes on a copy (chash_ring_copy), and compare the load with chash_rebalance_report().';
+			END;
+			loads := chash.rebalance_loads(cardinality(names), owner_now, position_load);
+			SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_now
+			FROM generate_series(1, cardinality(names)) i;
+			SELECT coalesce(sum(x.c), 0) INTO moved_now
+			FROM unnest(owner_before, owner_now, position_load) x(b, a, c) WHERE x.b IS DISTINCT FROM x.a;
+			IF peak_now < best_peak AND (max_moved IS NULL OR moved_now <= max_moved) THEN
+				best_peak := peak_now;
+				best_sizes := sizes;
+				best_moved := moved_now;
+			END IF;
+		END LOOP;
+		-- the best round, or ring's own settings if no round did better
+		IF best_peak >= peak_before THEN
+			UPDATE chash.node_config c SET vnodes = o.vnodes, weight = o.weight
+			FROM chash.node_config o
+			WHERE c.ring = into_ring AND o.ring = rebalance_weights.ring AND o.node = c.node;
+		ELSIF by_vnodes THEN
+			UPDATE chash.node_config c SET vnodes = best_sizes[array_position(names, c.node)]::integer
+			WHERE c.ring = into_ring AND c.node = ANY (names);
+		ELSE
+			UPDATE chash.node_config c SET weight = best_sizes[array_position(names, c.node)]
+			WHERE c.ring = into_ring AND c.node = ANY (names);
+		END IF;
+	END IF;
+	owner_now := chash.rebalance_owners(into_ring, names, positions);
+	loads := chash.rebalance_loads(cardinality(names), owner_now, position_load);
+	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_now
+	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
+	IF peak_now > target_peak AND NOT draining THEN
+		RAISE NOTICE USING
+			MESSAGE = format('ring "%s" stays at peak-to-mean %s, over the target %s',
+							 chash.message_name(into_ring), round(peak_now::numeric, 3), target_peak),
+			DETAIL = CASE WHEN max_moved IS NOT NULL
+						  THEN format('The budget max_moved (%s) allows no better %s.', max_moved,
+									  CASE WHEN by_vnodes THEN 'vnodes' ELSE 'weights' END)
+						  ELSE format('No %s that the plan tried place the load closer.',
+									  CASE WHEN by_vnodes THEN 'vnodes' ELSE 'weights' END) END,
+			HINT = CASE WHEN by_vnodes
+						THEN 'With allow_tokens => true the plan can split ranges at the rows instead.'
+						ELSE 'A ring of algorithm ring or tokens can be planned to the row.' END;
+	END IF;
+	SELECT coalesce(sum(x.c), 0) INTO moved_now
+	FROM unnest(owner_before, owner_now, position_load) x(b, a, c) WHERE x.b IS DISTINCT FROM x.a;
+	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_now, moved_now, total, bound);
+	RETURN QUERY
+	SELECT names[x.b], names[x.a], NULL::int4multirange, NULL::bigint[], NULL::integer, sum(x.c)
+	FROM unnest(owner_before, owner_now, position_load) x(b, a, c)
+	WHERE x.b IS DISTINCT FROM x.a
+	GROUP BY x.b, x.a ORDER BY 1, 2;
+END
+$$;
+COMMENT ON FUNCTION chash.rebalance_weights(text, text, regclass, name, double precision, text, text[], double precision) IS
+	'chash_rebalance of a ring whose points or table come from names: each node''s vnodes (ring) or weight scaled towards its target';
+
+-- The node of each position on a ring, as an index of names
+CREATE OR REPLACE FUNCTION chash.rebalance_owners(ring text, names text[], positions bigint[])
+	RETURNS integer[]
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	SET enable_nestloop = off
+	AS $$
+	SELECT coalesce(array_agg(array_position(names, u.node) ORDER BY x.i), '{}')
+	FROM unnest(positions) WITH ORDINALITY AS x(p, i)
+	JOIN chash.ring_units(ring) u ON u.unit = chash.position_unit(ring, x.p)
+$$;
+
+-- Each node's load, from the owners and loads of positions
+CREATE OR REPLACE FUNCTION chash.rebalance_loads(nodes integer, owners integer[], position_load double precision[])
+	RETURNS double precision[]
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT array_agg(coalesce(l.load, 0) ORDER BY i)
+	FROM generate_series(1, nodes) i
+	LEFT JOIN (SELECT x.o, sum(x.c) AS load FROM unnest(owners, position_load) x(o, c) GROUP BY x.o) l ON l.o = i
+$$;
 
 /*
  * chash_rebalance: a new ring, into_ring, that evens out the relation's load.
@@ -64,8 +633,9 @@ COMMENT ON FUNCTION chash_rebalance_report(text, text, regclass, name, text) IS
 CREATE OR REPLACE FUNCTION chash_rebalance(ring text, into_ring text, relation regclass, key_column name,
 										   target_peak double precision DEFAULT 1.05,
 										   cost text DEFAULT 'rows', drain text[] DEFAULT '{}',
-										   max_moved double precision DEFAULT NULL)
-	RETURNS TABLE(from_node text, to_node text, slots int4multirange, units integer,
+										   max_moved double precision DEFAULT NULL,
+										   allow_tokens boolean DEFAULT false)
+	RETURNS TABLE(from_node text, to_node text, slots int4multirange, tokens bigint[], units integer,
 				  moved double precision)
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -87,7 +657,6 @@ DECLARE
 	slot_load double precision[];
 	nslots integer;
 	total double precision;
-	weights double precision;
 	spent double precision := 0;
 	bound double precision := 0;
 	peak_before double precision;
@@ -105,9 +674,9 @@ DECLARE
 	mv_load double precision[] := '{}';
 BEGIN
 	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL
-	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL THEN
+	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL OR allow_tokens IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost and drain must not be null';
+			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost, drain and allow_tokens must not be null';
 	END IF;
 	PERFORM chash.check_ring_privileges(into_ring, 'A rebalance', '{INSERT}', '{INSERT,UPDATE}');
 	SELECT c.algorithm INTO algorithm FROM chash.ring_config c WHERE c.ring = chash_rebalance.ring;
@@ -116,14 +685,30 @@ BEGIN
 			MESSAGE = format('ring "%s" does not exist', chash.message_name(ring)),
 			HINT = 'Create it with chash_ring_create().';
 	END IF;
-	IF algorithm <> 'slots' THEN
+	-- (slots and tokens are given to other nodes; the points and tables
+	-- made from names change with the nodes' vnodes or weights)
+	IF algorithm NOT IN ('slots', 'tokens', 'ring', 'ketama', 'nginx', 'haproxy', 'envoy', 'dalli', 'maglev') THEN
 		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
 			MESSAGE = format('chash_rebalance cannot plan ring "%s" of algorithm "%s"',
 							 chash.message_name(ring), algorithm),
-			DETAIL = 'It reassigns the slots of slot rings so far.',
-			HINT = CASE WHEN algorithm IN ('modulo', 'jump', 'rendezvous')
-						THEN 'Only the number of nodes changes where its keys go: add or remove nodes, and compare with chash_move_summary().'
-						ELSE 'Change the weights on a copy (chash_ring_copy, chash_node_set) and compare the load with chash_rebalance_report().' END;
+			DETAIL = 'Its keys go where the number of nodes sends them: no slot, token or weight changes that.',
+			HINT = 'Add or remove nodes on a copy (chash_ring_copy), and compare the load with chash_rebalance_report().';
+	END IF;
+	IF allow_tokens AND algorithm NOT IN ('ring', 'tokens') THEN
+		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+			MESSAGE = format('the points of ring "%s" of algorithm "%s" cannot become tokens',
+							 chash.message_name(ring), algorithm),
+			DETAIL = 'Only rings of algorithm ring take explicit tokens; the clients of the other algorithms place their points by name.',
+			HINT = 'Leave allow_tokens false to plan the nodes'' weights.';
+	END IF;
+	IF (algorithm = 'tokens' OR allow_tokens)
+	   AND EXISTS (SELECT FROM chash.ring_config c WHERE c.ring = chash_rebalance.ring
+				   AND coalesce(c.lookup, 'successor') <> 'successor') THEN
+		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+			MESSAGE = format('chash_rebalance cannot split the ranges of ring "%s" with lookup "%s"',
+							 chash.message_name(ring),
+							 (SELECT c.lookup FROM chash.ring_config c WHERE c.ring = chash_rebalance.ring)),
+			DETAIL = 'It splits ranges that end at a token: rings whose keys go to the first point at or after them.';
 	END IF;
 	IF EXISTS (SELECT FROM chash.ring_config c WHERE c.ring = into_ring) THEN
 		RAISE EXCEPTION USING ERRCODE = 'duplicate_object',
@@ -141,31 +726,25 @@ BEGIN
 			DETAIL = format('max_moved is %s.', max_moved);
 	END IF;
 
-	SELECT array_agg(n.node ORDER BY n.node), array_agg(n.node = ANY (drain) ORDER BY n.node),
-		   array_agg(n.weight ORDER BY n.node)
-	INTO names, drained, limits
-	FROM chash.node_config n WHERE n.ring = chash_rebalance.ring AND n.state = 'active';
-	IF EXISTS (SELECT FROM unnest(drain) x WHERE x IS NULL OR NOT x = ANY (coalesce(names, '{}'))) THEN
-		RAISE EXCEPTION USING ERRCODE = 'undefined_object',
-			MESSAGE = format('drained node "%s" is not an active node of ring "%s"',
-							 chash.message_name((SELECT x FROM unnest(drain) x
-												 WHERE x IS NULL OR NOT x = ANY (coalesce(names, '{}')) LIMIT 1)),
-							 chash.message_name(ring));
-	END IF;
-	IF names IS NULL OR false = ALL (SELECT NOT x FROM unnest(drained) x) THEN
-		RAISE EXCEPTION USING ERRCODE = 'object_not_in_prerequisite_state',
-			MESSAGE = format('ring "%s" would have no active node to take the load', chash.message_name(ring)),
-			HINT = 'Drain fewer nodes, or add a node to the ring first.';
+	IF algorithm = 'tokens' OR allow_tokens THEN
+		RETURN QUERY SELECT * FROM chash.rebalance_tokens(ring, into_ring, relation, key_column, target_peak,
+														  cost, drain, max_moved);
+		RETURN;
+	ELSIF algorithm <> 'slots' THEN
+		RETURN QUERY SELECT * FROM chash.rebalance_weights(ring, into_ring, relation, key_column, target_peak,
+														   cost, drain, max_moved);
+		RETURN;
 	END IF;
 
+	SELECT x.names, x.drained, x.shares INTO names, drained, limits
+	FROM chash.rebalance_nodes(ring, drain) x;
 	-- the load of every slot, owned or not (a slot of no node stays so)
 	SELECT array_agg(array_position(names, l.node) ORDER BY l.unit), array_agg(l.load ORDER BY l.unit),
 		   count(*), sum(l.load)
 	INTO owner, slot_load, nslots, total
 	FROM @extschema@.chash_load(ring, relation, key_column, cost) l;
-	SELECT sum(w) INTO weights FROM unnest(limits, drained) AS x(w, dr) WHERE NOT dr;
-	SELECT array_agg(CASE WHEN dr THEN 0 ELSE target_peak * total * w / weights END ORDER BY i)
-	INTO limits FROM unnest(limits, drained) WITH ORDINALITY AS x(w, dr, i);
+	SELECT array_agg(target_peak * total * share ORDER BY i)
+	INTO limits FROM unnest(limits) WITH ORDINALITY AS x(share, i);
 	SELECT array_agg(coalesce((SELECT sum(slot_load[k]) FROM generate_series(1, nslots) k WHERE owner[k] = i), 0)
 					 ORDER BY i)
 	INTO loads FROM generate_series(1, cardinality(names)) i;
@@ -258,14 +837,10 @@ BEGIN
 								GROUP BY x.grp) g), '{}')
 	WHERE n.ring = into_ring AND n.state = 'active';
 
-	RAISE NOTICE USING
-		MESSAGE = format('chash rebalance of ring "%s" into ring "%s": peak-to-mean %s before, %s after; moved %s of %s %s (%s%%), at least %s had to move',
-						 ring, into_ring, round(peak_before::numeric, 3), round(peak_after::numeric, 3),
-						 round(spent::numeric), round(total::numeric), cost,
-						 round((100 * spent / nullif(total, 0))::numeric, 2), round(bound::numeric));
+	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_after, spent, total, bound);
 	RETURN QUERY
 	SELECT names[m.from_node], names[m.to_node], range_agg(int4range(m.slot, m.slot + 1)),
-		   count(*)::integer, sum(m.load)
+		   NULL::bigint[], count(*)::integer, sum(m.load)
 	FROM unnest(mv_slot, mv_from, mv_to, mv_load) AS m(slot, from_node, to_node, load)
 	GROUP BY m.from_node, m.to_node
 	ORDER BY 1, 2;
@@ -276,5 +851,5 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
-COMMENT ON FUNCTION chash_rebalance(text, text, regclass, name, double precision, text, text[], double precision) IS
+COMMENT ON FUNCTION chash_rebalance(text, text, regclass, name, double precision, text, text[], double precision, boolean) IS
 	'create ring into_ring, a copy of slot ring ring whose slots even out a relation''s load (rows or bytes) to target_peak times each node''s weighted share, moving as little load as it can (within max_moved), drained nodes giving all their slots; one row a pair of nodes with the slots that move';

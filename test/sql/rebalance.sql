@@ -56,13 +56,109 @@ SELECT sum(moved) <= 5000 AS within_budget, sum(moved) > 0 AS moved_some FROM pl
 SELECT count(*) AS changes FROM chash_rebalance('rb_rows', 'rb_again', 'skew', 'id');
 SELECT count(*) AS moved_slots FROM chash_moved_slots('rb_rows', 'rb_again');
 
+--
+-- Tokens rings: ranges given whole or split at the rows' own positions
+--
+-- 10 nodes of 2 tokens each at uneven places; every row its own key
+SELECT chash_ring_create('rt', algorithm => 'tokens');
+SELECT chash_node_add('rt', 'n' || i,
+					  tokens => ARRAY[((i * i * 7919) % 1000 - 500) * 18446744073709551,
+									  ((i * 104729) % 1000 - 500) * 18446744073709551 + 1])
+FROM generate_series(1, 10) i;
+CREATE TABLE plan_tokens AS SELECT * FROM chash_rebalance('rt', 'rt_rows', 'skew', 'id');
+CREATE TABLE report_tokens AS SELECT * FROM chash_rebalance_report('rt', 'rt_rows', 'skew', 'id');
+SELECT round(max(before / target)::numeric, 2) AS peak_before, max(after / target) <= 1.05 AS peak_after_within,
+	   (SELECT sum(moved) FROM plan_tokens) <= 1.2 * sum(greatest(0, before - 1.05 * target)) AS near_the_bound,
+	   (SELECT sum(moved) FROM plan_tokens) =
+	   (SELECT count(*) FROM chash_moved_keys('rt', 'rt_rows', 'skew', 'id', NULL::text)) AS moved_keys_agree
+FROM report_tokens;
+-- each node's rows on the new ring, counted key by key; the ranges split
+-- are those of the nodes that gave, at new tokens of the nodes that took
+SELECT bool_and(r.after = d.keys) AS counted FROM report_tokens r JOIN chash_key_distribution('rt_rows', 'skew', 'id') d USING (node);
+SELECT bool_and(t.token = ANY (n.tokens)) AS tokens_taken, bool_and(NOT t.token = ANY (o.tokens)) AS not_left_behind
+FROM plan_tokens p, unnest(p.tokens) t(token), chash.node_config n, chash.node_config o
+WHERE n.ring = 'rt_rows' AND n.node = p.to_node AND o.ring = 'rt_rows' AND o.node = p.from_node;
+-- by bytes
+CREATE TABLE plan_tokens_bytes AS SELECT * FROM chash_rebalance('rt', 'rt_bytes', 'skew', 'id', cost => 'bytes');
+SELECT max(after / target) <= 1.05 AS peak_after_within,
+	   (SELECT sum(moved) FROM plan_tokens_bytes) <= 1.2 * sum(greatest(0, before - 1.05 * target)) AS near_the_bound
+FROM chash_rebalance_report('rt', 'rt_bytes', 'skew', 'id', 'bytes');
+-- a drain: n3's rows go, spread over the others, and nothing else moves;
+-- n3 is down
+CREATE TABLE plan_tokens_drain AS SELECT * FROM chash_rebalance('rt', 'rt_drain', 'skew', 'id', drain => '{n3}');
+SELECT count(*) = (SELECT count(*) FROM skew WHERE chash_lookup('rt', id) = 'n3') AS moved_n3s_rows,
+	   count(*) FILTER (WHERE from_node <> 'n3') AS moved_others,
+	   (SELECT state FROM chash.node_config WHERE ring = 'rt_drain' AND node = 'n3') AS n3
+FROM chash_moved_keys('rt', 'rt_drain', 'skew', 'id', NULL::text);
+-- a budget
+SELECT sum(moved) <= 3000 AS within_budget, sum(moved) > 0 AS moved_some
+FROM chash_rebalance('rt', 'rt_budget', 'skew', 'id', max_moved => 3000);
+-- planning a balanced ring again changes nothing
+SELECT count(*) AS changes FROM chash_rebalance('rt_rows', 'rt_again', 'skew', 'id');
+
+--
+-- Rings of points: with allow_tokens, the points of the nodes that change
+-- become tokens, planned to the row; without, the nodes' vnodes
+--
+SELECT chash_ring_create('rv');
+SELECT chash_node_add('rv', 'v' || i) FROM generate_series(1, 8) i;
+CREATE TABLE plan_points AS SELECT * FROM chash_rebalance('rv', 'rv_tokens', 'skew', 'id', target_peak => 1.01,
+														  allow_tokens => true);
+SELECT max(after / target) <= 1.01 AS peak_after_within,
+	   (SELECT sum(moved) FROM plan_points) <= 1.2 * sum(greatest(0, before - 1.01 * target)) AS near_the_bound,
+	   (SELECT sum(moved) FROM plan_points) =
+	   (SELECT count(*) FROM chash_moved_keys('rv', 'rv_tokens', 'skew', 'id', NULL::text)) AS moved_keys_agree
+FROM chash_rebalance_report('rv', 'rv_tokens', 'skew', 'id');
+-- only the nodes that gave or took have tokens now
+SELECT count(*) FILTER (WHERE tokens IS NOT NULL) =
+	   (SELECT count(DISTINCT x) FROM plan_points, unnest(ARRAY[from_node, to_node]) x) AS tokens_where_changed
+FROM chash.node_config WHERE ring = 'rv_tokens';
+CREATE TABLE plan_vnodes AS SELECT * FROM chash_rebalance('rv', 'rv_vnodes', 'skew', 'id', target_peak => 1.01);
+SELECT max(after / target) < max(before / target) AS more_even,
+	   (SELECT sum(moved) FROM plan_vnodes) =
+	   (SELECT count(*) FROM chash_moved_keys('rv', 'rv_vnodes', 'skew', 'id', NULL::text)) AS moved_keys_agree,
+	   (SELECT count(*) FROM chash.node_config WHERE ring = 'rv_vnodes' AND vnodes <> 160) > 0 AS vnodes_changed
+FROM chash_rebalance_report('rv', 'rv_vnodes', 'skew', 'id');
+
+--
+-- Clients whose points or tables come from names: whole weights, scaled
+--
+CREATE TABLE tenants AS SELECT split_part(id, ':', 1) AS tenant FROM skew;
+SELECT chash_ring_create('rk', profile => 'libmemcached');
+SELECT chash_node_add('rk', '10.0.0.' || i || ':11211') FROM generate_series(1, 6) i;
+SELECT chash_ring_create('rm', profile => 'envoy_maglev');
+SELECT chash_node_add('rm', 'm' || i) FROM generate_series(1, 6) i;
+CREATE TABLE plan_weights AS
+SELECT 'rk' AS ring, * FROM chash_rebalance('rk', 'rk_w', 'tenants', 'tenant')
+UNION ALL
+SELECT 'rm', * FROM chash_rebalance('rm', 'rm_w', 'tenants', 'tenant');
+SELECT r.ring, max(p.after / p.target) < max(p.before / p.target) AS more_even,
+	   (SELECT sum(moved) FROM plan_weights w WHERE w.ring = r.ring) =
+	   (SELECT count(*) FROM chash_moved_keys(r.ring, r.ring || '_w', 'tenants', 'tenant', NULL::text)) AS moved_keys_agree,
+	   (SELECT bool_and(weight = round(weight)) FROM chash.node_config
+		WHERE ring = r.ring || '_w') AS whole_weights
+FROM (VALUES ('rk'), ('rm')) r(ring), chash_rebalance_report(r.ring, r.ring || '_w', 'tenants', 'tenant') p
+GROUP BY r.ring ORDER BY 1;
+-- the weights as the plan scaled them place every key as before
+SELECT chash_ring_copy('rk', 'rk_scaled');
+UPDATE chash.node_config SET weight = 100 WHERE ring = 'rk_scaled';
+SELECT count(*) AS moved FROM chash_moved_keys('rk', 'rk_scaled', 'tenants', 'tenant', NULL::text);
+-- a client without weights
+SELECT chash_ring_create('rs', profile => 'spymemcached');
+SELECT chash_node_add('rs', '10.0.0.' || i || ':11211') FROM generate_series(1, 3) i;
+SELECT * FROM chash_rebalance('rs', 'rs_w', 'tenants', 'tenant');
+
 -- Refusals, with nothing made
 SELECT chash_ring_create('rb_ring');
 SELECT chash_node_add('rb_ring', 'a');
 SELECT chash_ring_create('rb_jump', algorithm => 'jump');
 SELECT chash_node_add('rb_jump', 'a');
 SELECT * FROM chash_rebalance('rb', 'rb_rows', 'skew', 'id');
-SELECT * FROM chash_rebalance('rb_ring', 'rb_x', 'skew', 'id');
+SELECT * FROM chash_rebalance('rb_ring', 'rb_x', 'skew', 'id', allow_tokens => NULL);
+SELECT * FROM chash_rebalance('rk', 'rb_x', 'skew', 'id', allow_tokens => true);
+SELECT chash_ring_create('rb_before', algorithm => 'tokens', lookup => 'predecessor');
+SELECT chash_node_add('rb_before', 'a', tokens => '{1}');
+SELECT * FROM chash_rebalance('rb_before', 'rb_x', 'skew', 'id');
 SELECT * FROM chash_rebalance('rb_jump', 'rb_x', 'skew', 'id');
 SELECT * FROM chash_rebalance('nope', 'rb_x', 'skew', 'id');
 SELECT * FROM chash_rebalance('rb', 'rb_x', 'skew', 'id', target_peak => 0.9);
@@ -81,3 +177,7 @@ DROP ROLE regress_rb_nobody;
 
 DROP TABLE skew, plan_rows, report_rows, plan_bytes, plan_drain, plan_budget;
 SELECT count(chash_ring_drop(ring)) FROM chash.ring_config WHERE ring LIKE 'rb%';
+DROP TABLE plan_tokens, report_tokens, plan_tokens_bytes, plan_tokens_drain, plan_points, plan_vnodes,
+	plan_weights, tenants;
+SELECT count(chash_ring_drop(ring)) FROM chash.ring_config
+WHERE ring LIKE 'rt%' OR ring LIKE 'rv%' OR ring LIKE 'rk%' OR ring LIKE 'rm%' OR ring LIKE 'rs%';
