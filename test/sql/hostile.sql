@@ -13,6 +13,9 @@ SELECT chash_ring_create('hostile', vnodes => 20);
 SELECT chash_node_add('hostile', n, target => 'shard_' || n) FROM unnest(ARRAY['n1', 'n2', 'n3']) n;
 SELECT chash_ring_copy('hostile', 'hostile_next');
 SELECT chash_node_add('hostile_next', 'n4', target => 'shard_n4');
+-- nodes whose rows are in one table (chash_shard_load reads it)
+SELECT chash_ring_create('hostile_shards', vnodes => 20);
+SELECT chash_node_add('hostile_shards', n, target => 'public.hostile_keys') FROM unnest(ARRAY['n1', 'n2']) n;
 SELECT chash_ring_create('hostile_set');
 SELECT chash_ring_create('hostile_redis', profile => 'redis_cluster');
 SELECT chash_ring_create('hostile_cass', profile => 'cassandra');
@@ -52,6 +55,7 @@ INSERT INTO hostile_samples VALUES
 	('ring', NULL, '''hostile_redis''', 'chash_ring_import'),
 	('ring', NULL, '''hostile_slots''', 'chash_rebalance'),
 	('ring', NULL, '''hostile_slots''', 'chash_rebalance_report'),
+	('ring', NULL, '''hostile_shards''', 'chash_shard_load'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
 	('input', NULL, 'E''Datacenter: dc1\nAddress Rack Status State Load Owns Token\n10.0.1.1 r1 Up Normal 1 KiB ? -9000\n''',
 	 'chash.import_nodetool_ring');
@@ -141,6 +145,8 @@ INSERT INTO hostile_nullable VALUES
 	('chash_rebalance(text,text,regclass,name,double precision,text,text[],double precision,boolean)', 'max_moved'),
 	('chash.rebalance_tokens(text,text,regclass,name,double precision,text,text[],double precision)', 'max_moved'),
 	('chash.rebalance_weights(text,text,regclass,name,double precision,text,text[],double precision)', 'max_moved'),
+	('chash_shard_load(text,name,text,double precision,name)', 'sample'),
+	('chash_shard_load(text,name,text,double precision,name)', 'relname'),
 	('chash.import_nodetool_ring(text,text,text)', 'datacenter'),
 	('chash.mysql_node_rows(text,text,text)', 'node'),
 	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'vnodes'),
