@@ -121,13 +121,13 @@ $$;
  * Rebalancing a ring of tokens (and a ring of points whose points may
  * become tokens): a node over its limit gives whole ranges (the arc up to
  * one of its tokens) heaviest first while they fit in what it must shed,
- * then splits a range at its rows' own positions, giving the low part (up
- * to a new token of the receiver's, at the position of the last row that
- * moves) to the node with the most room, so that it sheds what it must and
- * hardly more.  A drained node gives all its ranges, split where a
- * receiver has less room than a range holds, and is set down.  The ring's
- * keys go to the first token at or after them, so only that lookup rule
- * can be planned.
+ * then splits ranges at its rows' own positions: the receiver, the node
+ * with the most room, gets a new token at the last position that moves.
+ * A cut falls between two positions, so it takes what the node must shed
+ * or, where that would fill the receiver past its limit, a position less;
+ * a position heavier than any room is named in a NOTICE.  A drained node
+ * gives all its ranges and is set down.  The ring's keys go to the first
+ * token at or after them, so only that lookup rule can be planned.
  */
 CREATE OR REPLACE FUNCTION chash.rebalance_tokens(ring text, into_ring text, relation regclass, key_column name,
 												  target_peak double precision, cost text, drain text[],
@@ -146,8 +146,15 @@ DECLARE
 	pos bigint[];				-- each unit's token, in ring order
 	owner integer[];			-- each unit's node, as an index of names
 	unit_load double precision[];
-	taken double precision[];	-- planned load taken from the low end of each unit
 	n integer;
+	-- the rows' distinct positions, unit by unit, each unit's from its low
+	-- end, with the load up to and including each within its unit
+	row_pos bigint[];
+	row_upto double precision[];
+	first_row integer[];		-- each unit's first position's index, or its
+	last_row integer[];			-- last's (first > last: no rows)
+	cut_row integer[];			-- the last position already given away
+	done boolean[];				-- its token given away with the rest
 	total double precision;
 	spent double precision := 0;
 	bound double precision;
@@ -155,24 +162,26 @@ DECLARE
 	peak_after double precision;
 	draining boolean := cardinality(drain) > 0;
 	eps double precision;
-	heaviest double precision;	-- the most load at one position: a split's grain
 	d integer;
 	r integer;
 	k integer;
 	s record;
 	need double precision;
+	room double precision;
 	amt double precision;
-	left_over double precision;
-	-- the pieces, in the order planned: a unit, its donor and receiver,
-	-- and where the piece ends, as load from the unit's low end (NULL: the
-	-- rest of the unit, its token with it)
+	lo integer;
+	hi integer;
+	mid integer;
+	base double precision;
+	took double precision;
+	blocked integer[];
+	-- the pieces: a unit, its donor and receiver, the position the piece
+	-- ends at (NULL: the rest of the unit, its token with it), its load
 	pc_unit integer[] := '{}';
 	pc_from integer[] := '{}';
 	pc_to integer[] := '{}';
-	pc_end double precision[] := '{}';
-	-- where each piece is cut, and the load up to it
-	cut_pos bigint[];
-	cut_sum double precision[];
+	pc_cut bigint[] := '{}';
+	pc_load double precision[] := '{}';
 	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
 BEGIN
 	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL
@@ -180,31 +189,61 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost and drain must not be null';
 	END IF;
+	IF cost NOT IN ('rows', 'bytes') THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown cost "%s"', chash.message_name(cost)),
+			HINT = 'The costs are "rows" and "bytes" (pg_column_size of each row).';
+	END IF;
 	SELECT x.names, x.drained, x.shares INTO names, drained, limits
 	FROM chash.rebalance_nodes(ring, drain) x;
-	SELECT array_agg(p.point ORDER BY p.o), array_agg(array_position(names, p.node) ORDER BY p.o)
-	INTO pos, owner
+	SELECT array_agg(p.point ORDER BY p.o), array_agg(array_position(names, p.node) ORDER BY p.o), count(*)
+	INTO pos, owner, n
 	FROM @extschema@.chash_points(ring) WITH ORDINALITY AS p(point, node, vnode, o);
-	SELECT array_agg(l.load ORDER BY l.unit), sum(l.load), count(*)
-	INTO unit_load, total, n
-	FROM @extschema@.chash_load(ring, relation, key_column, cost) l;
-	IF n IS DISTINCT FROM cardinality(pos) THEN
-		RAISE EXCEPTION 'ring "%" has % points but % units', ring, cardinality(pos), n;
-	END IF;
-	taken := array_fill(0::double precision, ARRAY[n]);
-	eps := 1e-9 * greatest(total, 1);
+
 	/*
-	 * A split is cut at a row, so a piece can hold up to one position's
-	 * load more than planned: a receiver's room keeps that much free, and
-	 * no receiver ends over its limit.
+	 * One pass over the table: each distinct position with its load, in
+	 * ring order from each unit's low end (first the positions after the
+	 * token before it, then, for the first unit, those that wrap around)
 	 */
 	EXECUTE format($q$
-		SELECT coalesce(max(k.c), 0)
-		FROM (SELECT sum(%1$s) AS c FROM %2$s t WHERE t.%3$I IS NOT NULL
-			  GROUP BY @extschema@.chash_position($1, %4$s)) k$q$,
-		CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END,
-		relation, key_column, key_expr)
-	INTO heaviest USING ring;
+		WITH keyed AS (
+			SELECT k.p, sum(k.c) AS c
+			FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
+				  FROM %3$s t WHERE t.%4$I IS NOT NULL) k
+			GROUP BY k.p),
+		placed AS (
+			SELECT chash.position_unit($1, keyed.p) + 1 AS u, keyed.p, keyed.c FROM keyed),
+		ordered AS (
+			SELECT placed.u, placed.p, placed.c,
+				   (placed.p # (-9223372036854775807 - 1))
+					   <= ($2[CASE WHEN placed.u = 1 THEN cardinality($2) ELSE placed.u - 1 END]
+						   # (-9223372036854775807 - 1)) AS wrapped
+			FROM placed)
+		SELECT array_agg(o.p ORDER BY o.u, o.wrapped, o.p # (-9223372036854775807 - 1)),
+			   array_agg(o.upto ORDER BY o.u, o.wrapped, o.p # (-9223372036854775807 - 1)),
+			   array_agg(o.u ORDER BY o.u, o.wrapped, o.p # (-9223372036854775807 - 1))
+		FROM (SELECT ordered.*,
+					 sum(ordered.c) OVER (PARTITION BY ordered.u
+										  ORDER BY ordered.wrapped, ordered.p # (-9223372036854775807 - 1)
+										  ROWS UNBOUNDED PRECEDING) AS upto
+			  FROM ordered) o$q$,
+		key_expr, CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END,
+		relation, key_column)
+	INTO row_pos, row_upto, cut_row
+	USING ring, pos;
+	row_pos := coalesce(row_pos, '{}');
+	row_upto := coalesce(row_upto, '{}');
+	SELECT array_agg(coalesce(x.first, 1) ORDER BY u), array_agg(coalesce(x.last, 0) ORDER BY u),
+		   array_agg(coalesce(row_upto[x.last], 0) ORDER BY u)
+	INTO first_row, last_row, unit_load
+	FROM generate_series(1, n) u
+	LEFT JOIN (SELECT y.u AS unit, min(y.i) AS first, max(y.i) AS last
+			   FROM unnest(coalesce(cut_row, '{}')) WITH ORDINALITY AS y(u, i) GROUP BY y.u) x ON x.unit = u;
+	cut_row := (SELECT array_agg(first_row[u] - 1 ORDER BY u) FROM generate_series(1, n) u);
+	done := array_fill(false, ARRAY[n]);
+	total := coalesce((SELECT sum(x) FROM unnest(unit_load) x), 0);
+	eps := 1e-9 * greatest(total, 1);
+
 	SELECT array_agg(target_peak * total * limits[i] ORDER BY i) INTO limits
 	FROM generate_series(1, cardinality(names)) i;
 	SELECT array_agg(coalesce((SELECT sum(unit_load[u]) FROM generate_series(1, n) u WHERE owner[u] = i), 0)
@@ -220,165 +259,120 @@ BEGIN
 			 WHERE CASE WHEN draining THEN drained[i] ELSE loads[i] > limits[i] + eps END
 			 ORDER BY loads[i] - limits[i] DESC, i LOOP
 		need := CASE WHEN drained[d] THEN loads[d] ELSE loads[d] - limits[d] END;
-		-- whole ranges, heaviest first: a drained node's all of them, split
-		-- where the receiver has less room; an overloaded node's while one
-		-- fits in what it must shed
+		-- whole ranges, heaviest first, while one fits in what the node
+		-- must shed and in the room of the node with the most
 		FOR s IN SELECT u, unit_load[u] AS load FROM generate_series(1, n) u
 				 WHERE owner[u] = d ORDER BY unit_load[u] DESC, u LOOP
 			EXIT WHEN NOT drained[d] AND need <= eps;
 			CONTINUE WHEN NOT drained[d] AND (s.load > need OR s.load = 0);
-			IF drained[d] THEN
-				left_over := s.load;
-				LOOP
-					EXIT WHEN max_moved IS NOT NULL AND spent + left_over > max_moved;
-					SELECT i INTO r FROM generate_series(1, cardinality(names)) i
-					WHERE NOT drained[i] ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
-					amt := limits[r] - loads[r] - heaviest;
-					IF amt >= left_over - eps OR amt <= eps OR left_over <= eps THEN
-						-- the rest of the range, its token with it
-						pc_unit := pc_unit || s.u; pc_from := pc_from || d; pc_to := pc_to || r;
-						pc_end := pc_end || NULL::double precision;
-						amt := left_over;
-					ELSE
-						taken[s.u] := taken[s.u] + amt;
-						pc_unit := pc_unit || s.u; pc_from := pc_from || d; pc_to := pc_to || r;
-						pc_end := pc_end || taken[s.u];
-					END IF;
-					loads[d] := loads[d] - amt;
-					loads[r] := loads[r] + amt;
-					spent := spent + amt;
-					left_over := left_over - amt;
-					EXIT WHEN pc_end[cardinality(pc_end)] IS NULL;
-				END LOOP;
-				CONTINUE;
-			END IF;
 			CONTINUE WHEN max_moved IS NOT NULL AND spent + s.load > max_moved;
 			SELECT i INTO r FROM generate_series(1, cardinality(names)) i
 			WHERE NOT drained[i] AND i <> d ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
-			CONTINUE WHEN r IS NULL OR limits[r] - loads[r] < s.load;
+			CONTINUE WHEN r IS NULL OR (limits[r] - loads[r] < s.load AND NOT (drained[d] AND s.load = 0));
 			pc_unit := pc_unit || s.u; pc_from := pc_from || d; pc_to := pc_to || r;
-			pc_end := pc_end || NULL::double precision;
-			taken[s.u] := s.load;
+			pc_cut := pc_cut || NULL::bigint; pc_load := pc_load || s.load;
+			done[s.u] := true;
+			cut_row[s.u] := last_row[s.u];
 			loads[d] := loads[d] - s.load;
 			loads[r] := loads[r] + s.load;
 			need := need - s.load;
 			spent := spent + s.load;
 		END LOOP;
-		-- the rest by splitting ranges at their rows: the range that can
-		-- shed it all with the least left over, else the heaviest
-		WHILE NOT drained[d] AND need > eps LOOP
+		-- the rest by cuts between positions: the range that can shed it
+		-- all with the least left over, else the heaviest left
+		blocked := '{}';
+		LOOP
+			EXIT WHEN NOT drained[d] AND need <= eps;
 			SELECT u INTO k FROM generate_series(1, n) u
-			WHERE owner[u] = d AND unit_load[u] - taken[u] > eps
-			ORDER BY unit_load[u] - taken[u] < need, abs(unit_load[u] - taken[u] - need), u LIMIT 1;
+			WHERE owner[u] = d AND NOT done[u] AND NOT u = ANY (blocked)
+			  AND (drained[d] OR unit_load[u] - coalesce(row_upto[cut_row[u]], 0) * (cut_row[u] >= first_row[u])::integer > eps)
+			ORDER BY unit_load[u] - CASE WHEN cut_row[u] >= first_row[u] THEN row_upto[cut_row[u]] ELSE 0 END < need,
+					 abs(unit_load[u] - CASE WHEN cut_row[u] >= first_row[u] THEN row_upto[cut_row[u]] ELSE 0 END - need), u
+			LIMIT 1;
 			EXIT WHEN k IS NULL;
 			SELECT i INTO r FROM generate_series(1, cardinality(names)) i
 			WHERE NOT drained[i] AND i <> d ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
 			EXIT WHEN r IS NULL;
-			amt := least(need, limits[r] - loads[r] - heaviest, unit_load[k] - taken[k],
-						 coalesce(max_moved - spent - heaviest, 'Infinity'));
-			EXIT WHEN amt <= eps;
-			taken[k] := taken[k] + amt;
+			room := limits[r] - loads[r];
+			base := CASE WHEN cut_row[k] >= first_row[k] THEN row_upto[cut_row[k]] ELSE 0 END;
+			-- what the piece should hold: what the node must shed, as much as
+			-- the receiver has room for (a drained node's rest goes whole
+			-- where no node has room left)
+			amt := least(CASE WHEN drained[d] THEN unit_load[k] - base ELSE need END, unit_load[k] - base,
+						 CASE WHEN drained[d] AND room <= eps THEN 'Infinity' ELSE room END,
+						 coalesce(max_moved - spent, 'Infinity'));
+			-- the first position at which the piece holds amt (a ceiling)
+			lo := cut_row[k] + 1;
+			hi := last_row[k];
+			WHILE lo < hi LOOP
+				mid := (lo + hi) / 2;
+				IF row_upto[mid] - base >= amt - eps THEN hi := mid; ELSE lo := mid + 1; END IF;
+			END LOOP;
+			-- or the position before it, where the ceiling overfills the
+			-- receiver or overspends the budget (a drained node's rows must
+			-- all go: its ceiling stands if there is none before)
+			IF lo <= last_row[k] AND ((row_upto[lo] - base > room + eps AND NOT (drained[d] AND room <= eps))
+									  OR (max_moved IS NOT NULL AND spent + row_upto[lo] - base > max_moved + eps))
+			   AND (lo - 1 > cut_row[k] OR NOT drained[d]) THEN
+				lo := lo - 1;
+			END IF;
+			IF lo <= cut_row[k] OR lo > last_row[k] THEN
+				-- not one more position fits: this range is done here
+				blocked := blocked || k;
+				CONTINUE;
+			END IF;
+			took := row_upto[lo] - base;
 			pc_unit := pc_unit || k; pc_from := pc_from || d; pc_to := pc_to || r;
-			pc_end := pc_end || taken[k];
-			loads[d] := loads[d] - amt;
-			loads[r] := loads[r] + amt;
-			need := need - amt;
-			spent := spent + amt;
+			IF lo = last_row[k] THEN
+				-- the rest of the range: its token goes with it
+				pc_cut := pc_cut || NULL::bigint;
+				done[k] := true;
+			ELSE
+				pc_cut := pc_cut || row_pos[lo];
+			END IF;
+			pc_load := pc_load || took;
+			cut_row[k] := lo;
+			loads[d] := loads[d] - took;
+			loads[r] := loads[r] + took;
+			need := need - took;
+			spent := spent + took;
 		END LOOP;
+		-- a drained node's ranges without rows go whole, to the node with
+		-- the most room
+		IF drained[d] THEN
+			FOR k IN SELECT u FROM generate_series(1, n) u WHERE owner[u] = d AND NOT done[u]
+					 AND cut_row[u] >= last_row[u] LOOP
+				SELECT i INTO r FROM generate_series(1, cardinality(names)) i
+				WHERE NOT drained[i] ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
+				pc_unit := pc_unit || k; pc_from := pc_from || d; pc_to := pc_to || r;
+				pc_cut := pc_cut || NULL::bigint; pc_load := pc_load || 0::double precision;
+				done[k] := true;
+			END LOOP;
+		END IF;
 		IF drained[d] AND loads[d] > eps THEN
 			RAISE NOTICE USING
 				MESSAGE = format('drained node "%s" keeps %s of its load', names[d], round(loads[d]::numeric, 1)),
 				DETAIL = format('The budget max_moved (%s) is spent.', max_moved);
 		ELSIF NOT drained[d] AND need > eps THEN
-			SELECT u INTO k FROM generate_series(1, n) u WHERE owner[u] = d ORDER BY unit_load[u] DESC, u LIMIT 1;
-			RAISE NOTICE USING
-				MESSAGE = format('node "%s" stays %s over its target', names[d], round(need::numeric, 1)),
-				DETAIL = CASE WHEN max_moved IS NOT NULL AND spent >= max_moved - heaviest - eps
-							  THEN format('The budget max_moved (%s) is spent.', max_moved)
-							  ELSE format('No other node has room for its load; the heaviest key holds %s.',
-										  round(heaviest::numeric, 1)) END;
+			IF max_moved IS NOT NULL AND cardinality(blocked) = 0 THEN
+				RAISE NOTICE USING
+					MESSAGE = format('node "%s" stays %s over its target', names[d], round(need::numeric, 1)),
+					DETAIL = format('The budget max_moved (%s) is spent.', max_moved);
+			ELSE
+				-- the position that would not fit, in the range that could
+				-- shed the most
+				SELECT u INTO k FROM unnest(blocked) u ORDER BY unit_load[u] DESC, u LIMIT 1;
+				RAISE NOTICE USING
+					MESSAGE = format('node "%s" stays %s over its target', names[d], round(need::numeric, 1)),
+					DETAIL = CASE WHEN k IS NULL THEN 'No other node has room for its load.'
+							 ELSE format('Position %s holds %s, more than any other node has room for.',
+										 row_pos[cut_row[k] + 1],
+										 round((row_upto[cut_row[k] + 1]
+												- CASE WHEN cut_row[k] >= first_row[k] THEN row_upto[cut_row[k]] ELSE 0 END)::numeric, 1))
+							 END;
+			END IF;
 		END IF;
 	END LOOP;
-
-	/*
-	 * Where each split piece ends: the position of the first row at which
-	 * the load counted from the range's low end reaches the piece's end.
-	 * One more pass over the table, its rows in the split ranges kept.
-	 */
-	IF EXISTS (SELECT FROM unnest(pc_end) e WHERE e IS NOT NULL) THEN
-		EXECUTE format($q$
-			WITH pieces AS (
-				SELECT x.i, x.u, x.e FROM unnest($3, $4) WITH ORDINALITY AS x(u, e, i)),
-			keyed AS (
-				SELECT k.p, sum(k.c) AS c
-				FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
-					  FROM %3$s t WHERE t.%4$I IS NOT NULL) k
-				GROUP BY k.p),
-			inside AS (
-				SELECT y.u, y.p, y.c FROM (
-					SELECT chash.position_unit($1, keyed.p) + 1 AS u, keyed.p, keyed.c FROM keyed) y
-				WHERE y.u IN (SELECT pieces.u FROM pieces WHERE pieces.e IS NOT NULL)),
-			-- in ring order from the range's low end: first the positions
-			-- after the previous token, then (the first range) those that
-			-- wrap around to the first token
-			summed AS (
-				SELECT inside.u, inside.p,
-					   sum(inside.c) OVER (PARTITION BY inside.u
-										   ORDER BY (inside.p # (-9223372036854775807 - 1))
-													 <= ($2[CASE WHEN inside.u = 1 THEN cardinality($2) ELSE inside.u - 1 END]
-														 # (-9223372036854775807 - 1)),
-													inside.p # (-9223372036854775807 - 1)
-										   ROWS UNBOUNDED PRECEDING) AS s
-				FROM inside)
-			SELECT array_agg(c.p ORDER BY pieces.i), array_agg(c.s ORDER BY pieces.i)
-			FROM pieces LEFT JOIN LATERAL (
-				SELECT summed.p, summed.s FROM summed
-				WHERE pieces.e IS NOT NULL AND summed.u = pieces.u AND summed.s >= pieces.e - $5
-				ORDER BY summed.s LIMIT 1) c ON true$q$,
-			key_expr, CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END,
-			relation, key_column)
-		INTO cut_pos, cut_sum
-		USING ring, pos, pc_unit, pc_end, eps;
-	ELSE
-		cut_pos := array_fill(NULL::bigint, ARRAY[cardinality(pc_unit)]);
-		cut_sum := array_fill(NULL::double precision, ARRAY[cardinality(pc_unit)]);
-	END IF;
-
-	/*
-	 * The pieces as they are cut: a cut at the range's own token takes the
-	 * rest of the range, and a piece cut where the one before it was cut
-	 * is empty.  Each piece's load is the load up to its cut less the load
-	 * up to the cut before it in the same range.
-	 */
-	WITH pieces AS (
-		SELECT x.i, x.u, x.f, x.t,
-			   CASE WHEN x.e IS NULL OR x.cp IS NULL OR x.cp = pos[x.u] THEN NULL ELSE x.cp END AS cut,
-			   CASE WHEN x.e IS NULL OR x.cp IS NULL OR x.cp = pos[x.u] THEN unit_load[x.u] ELSE x.cs END AS upto
-		FROM unnest(pc_unit, pc_from, pc_to, pc_end, cut_pos, cut_sum) WITH ORDINALITY AS x(u, f, t, e, cp, cs, i)),
-	cut AS (
-		SELECT pieces.*,
-			   coalesce(max(pieces.upto) OVER (PARTITION BY pieces.u ORDER BY pieces.i
-											   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before,
-			   count(*) FILTER (WHERE pieces.cut IS NULL)
-				   OVER (PARTITION BY pieces.u ORDER BY pieces.i
-						 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS rests_before
-		FROM pieces)
-	SELECT coalesce(array_agg(cut.u ORDER BY cut.i), '{}'), coalesce(array_agg(cut.f ORDER BY cut.i), '{}'),
-		   coalesce(array_agg(cut.t ORDER BY cut.i), '{}'), coalesce(array_agg(cut.cut ORDER BY cut.i), '{}'),
-		   coalesce(array_agg(cut.upto - cut.before ORDER BY cut.i), '{}')
-	INTO pc_unit, pc_from, pc_to, cut_pos, cut_sum
-	FROM cut
-	-- a piece after the one that took the rest of its range, or cut where
-	-- the one before it was, is empty (a range's token always moves)
-	WHERE cut.rests_before = 0 AND (cut.cut IS NULL OR cut.upto > cut.before);
-
-	-- each node's load as cut
-	SELECT array_agg(coalesce((SELECT sum(unit_load[u]) FROM generate_series(1, n) u WHERE owner[u] = i), 0)
-					 - coalesce((SELECT sum(m) FROM unnest(pc_from, cut_sum) x(f, m) WHERE x.f = i), 0)
-					 + coalesce((SELECT sum(m) FROM unnest(pc_to, cut_sum) x(t, m) WHERE x.t = i), 0)
-					 ORDER BY i)
-	INTO loads FROM generate_series(1, cardinality(names)) i;
-	SELECT coalesce(sum(m), 0) INTO spent FROM unnest(cut_sum) m;
 	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_after
 	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
 
@@ -392,26 +386,24 @@ BEGIN
 	SET tokens = x.tokens
 	FROM (SELECT names[o.node] AS node, array_agg(o.p ORDER BY o.u, o.p # (-9223372036854775807 - 1)) AS tokens
 		  FROM (SELECT u, coalesce((SELECT pc_to[j] FROM generate_series(1, cardinality(pc_unit)) j
-									WHERE pc_unit[j] = u AND cut_pos[j] IS NULL), owner[u]) AS node, pos[u] AS p
+									WHERE pc_unit[j] = u AND pc_cut[j] IS NULL), owner[u]) AS node, pos[u] AS p
 				FROM generate_series(1, n) u
 				UNION ALL
-				SELECT pc_unit[j], pc_to[j], cut_pos[j]
-				FROM generate_series(1, cardinality(pc_unit)) j WHERE cut_pos[j] IS NOT NULL) o
+				SELECT pc_unit[j], pc_to[j], pc_cut[j]
+				FROM generate_series(1, cardinality(pc_unit)) j WHERE pc_cut[j] IS NOT NULL) o
 		  GROUP BY o.node) x
 	WHERE c.ring = into_ring AND c.node = x.node
 	  AND x.node IN (SELECT names[f] FROM unnest(pc_from) f UNION SELECT names[t] FROM unnest(pc_to) t);
 	UPDATE chash.node_config c SET state = 'down', tokens = NULL
 	WHERE c.ring = into_ring AND c.node = ANY (names) AND drained[array_position(names, c.node)]
 	  AND NOT EXISTS (SELECT FROM generate_series(1, n) u
-					  WHERE owner[u] = array_position(names, c.node)
-						AND NOT EXISTS (SELECT FROM generate_series(1, cardinality(pc_unit)) j
-										WHERE pc_unit[j] = u AND cut_pos[j] IS NULL));
+					  WHERE owner[u] = array_position(names, c.node) AND NOT done[u]);
 
 	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_after, spent, total, bound);
 	RETURN QUERY
 	SELECT names[x.f], names[x.t], NULL::int4multirange,
 		   array_agg(coalesce(x.cp, pos[x.u]) ORDER BY x.i), count(*)::integer, sum(x.m)
-	FROM unnest(pc_unit, pc_from, pc_to, cut_pos, cut_sum) WITH ORDINALITY AS x(u, f, t, cp, m, i)
+	FROM unnest(pc_unit, pc_from, pc_to, pc_cut, pc_load) WITH ORDINALITY AS x(u, f, t, cp, m, i)
 	GROUP BY x.f, x.t ORDER BY 1, 2;
 END
 $$;
