@@ -92,6 +92,9 @@ CREATE TABLE chash.node_config (
 	tokens		bigint[],
 	-- a node's slot ranges (algorithm slots), see chash.slot_ranges_valid
 	slots		int4range[],
+	-- how much load the node should take, relative to the others: read by
+	-- planning only (chash_rebalance), never by placement
+	capacity	double precision NOT NULL DEFAULT 1,
 	PRIMARY KEY (ring, node),
 	CONSTRAINT node_config_node_check
 		CHECK (node <> ''::text),
@@ -108,7 +111,9 @@ CREATE TABLE chash.node_config (
 						 pg_catalog.array_position(tokens, NULL) IS NULL
 					ELSE false END),
 	CONSTRAINT node_config_slots_check
-		CHECK (chash.slot_ranges_valid(slots))
+		CHECK (chash.slot_ranges_valid(slots)),
+	CONSTRAINT node_config_capacity_check
+		CHECK (capacity > 0::double precision AND capacity < 'Infinity'::double precision)
 );
 COMMENT ON TABLE chash.node_config IS
 	'nodes of chash rings: weight, own vnodes (NULL: from the weight), zone and state';
@@ -116,6 +121,8 @@ COMMENT ON COLUMN chash.node_config.ordinal IS
 	'the node''s place in its client''s server list (order of addition unless changed); breaks ties between nodes under ties rules first and last';
 COMMENT ON COLUMN chash.node_config.target IS
 	'where the node''s rows live, for chash_migration_sql: a schema or schema-qualified (foreign) table in PostgreSQL, database.table in MySQL';
+COMMENT ON COLUMN chash.node_config.capacity IS
+	'how much load the node should take relative to the other nodes (default 1), for chash_rebalance; placement does not read it';
 
 -- A node's place in its client's server list: the order of addition,
 -- unless changed.  Made after the tables, as in the catalogs of earlier

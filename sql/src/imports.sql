@@ -95,8 +95,8 @@ COMMENT ON FUNCTION chash.check_redis_ring(text, text) IS
 	'an error unless a ring can take the slots of a Redis cluster';
 
 -- The masters of a Redis cluster, with their states and slot ranges, as a
--- ring's nodes: nodes that stay keep their weight, zone and target.  One
--- statement each: the ring is checked after each, whole.
+-- ring's nodes: nodes that stay keep their weight, zone, target and
+-- capacity.  One statement each: the ring is checked after each, whole.
 CREATE OR REPLACE FUNCTION chash.replace_redis_masters(ring text, names text[], states text[],
 											slot_lists text[])
 	RETURNS integer
@@ -610,8 +610,8 @@ BEGIN
 	END IF;
 
 	-- the cluster's nodes replace the ring's; nodes that stay keep their
-	-- weight and target.  One statement each: the ring is checked after
-	-- each, whole.
+	-- weight, target and capacity.  One statement each: the ring is
+	-- checked after each, whole.
 	DELETE FROM chash.node_config n
 	WHERE n.ring = import_nodetool_ring.ring
 	  AND NOT EXISTS (SELECT FROM unnest(names) AS m(node) WHERE m.node = n.node);
@@ -630,8 +630,8 @@ COMMENT ON FUNCTION chash.import_nodetool_ring(text, text, text) IS
 -- The servers of a load balancer's configuration as a ring's nodes, in the
 -- configuration's order: each node's weight, state and ordinal (its
 -- position, or the server id HAProxy gives it) are the configuration's;
--- nodes that stay keep their zone and target.  One statement each: the
--- ring is checked after each, whole.
+-- nodes that stay keep their zone, target and capacity.  One statement
+-- each: the ring is checked after each, whole.
 CREATE OR REPLACE FUNCTION chash.replace_config_nodes(ring text, names text[], weights float8[],
 													 states text[], ordinals bigint[])
 	RETURNS integer

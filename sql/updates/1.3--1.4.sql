@@ -18,16 +18,42 @@ ALTER TABLE chash.ring_config ADD COLUMN profile text;
 ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_profile_check
 	CHECK (chash.profile_is_known(profile));
 
+-- A node's capacity, the share of load planning gives it (chash_rebalance).
+-- Added without a default and filled, then given its default, so that the
+-- column is as a fresh install's (a default given with ADD COLUMN stays in
+-- the catalog as the missing value of the rows before it).  The catalog's
+-- triggers do not run for the fill: a capacity changes no placement, and no
+-- ring takes a new version for it.
+ALTER TABLE chash.node_config ADD COLUMN capacity double precision;
+ALTER TABLE chash.node_config DISABLE TRIGGER node_config_lock,
+	DISABLE TRIGGER node_config_check_update;
+UPDATE chash.node_config SET capacity = 1;
+ALTER TABLE chash.node_config ENABLE ALWAYS TRIGGER node_config_lock,
+	ENABLE ALWAYS TRIGGER node_config_check_update;
+ALTER TABLE chash.node_config
+	ALTER COLUMN capacity SET DEFAULT 1,
+	ALTER COLUMN capacity SET NOT NULL,
+	ADD CONSTRAINT node_config_capacity_check
+		CHECK (capacity > 0::double precision AND capacity < 'Infinity'::double precision);
+COMMENT ON COLUMN chash.node_config.capacity IS
+	'how much load the node should take relative to the other nodes (default 1), for chash_rebalance; placement does not read it';
+
 -- Changed signatures and result columns: settings a profile does not
 -- decide are NULL by default, so that a profile can tell them from those
--- given; the cache's figures gain memory and evictions
+-- given; the cache's figures gain memory and evictions; chash_node_add and
+-- chash_node_set take a capacity
 DROP FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text);
 DROP FUNCTION chash.cache_stats();
+DROP FUNCTION chash_node_add(text, text, double precision, integer, text, text, bigint[], int4range[]);
+DROP FUNCTION chash_node_set(text, text, double precision, integer, text, text, text, bigint[], int4range[]);
 
--- The view of rings shows hash_tag and profile: dropped, as its columns
--- change, with its function of PostgreSQL 14
+-- The view of rings shows hash_tag and profile, the view of nodes their
+-- capacity: dropped, as their columns change, with their functions of
+-- PostgreSQL 14
 DROP VIEW chash.rings;
 DROP FUNCTION IF EXISTS chash.rings_as_caller();
+DROP VIEW chash.nodes;
+DROP FUNCTION IF EXISTS chash.nodes_as_caller();
 
 -- The tables of online moves (see sql/src/catalog.sql)
 CREATE TABLE chash.online_moves (

@@ -50,14 +50,15 @@ check_vnodes(int32 vnodes)
 				 errdetail("vnodes is %d.", vnodes)));
 }
 
+/* A node's weight or capacity: positive and finite */
 static void
-check_weight(double weight)
+check_positive(const char *argname, double value)
 {
-	if (!(weight > 0) || isinf(weight))
+	if (!(value > 0) || isinf(value))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("weight must be a positive finite number"),
-				 errdetail("weight is %g.", weight)));
+				 errmsg("%s must be a positive finite number", argname),
+				 errdetail("%s is %g.", argname, value)));
 }
 
 /* A name for a message, cut if long */
@@ -144,8 +145,8 @@ static uint64
 execute_with_own_args(FunctionCallInfo fcinfo, const char *sql,
 					  int nargs, const Oid *argtypes)
 {
-	Datum		args[9];		/* chash_node_set's nine at most */
-	bool		nulls[9];
+	Datum		args[10];		/* chash_node_set's ten at most */
+	bool		nulls[10];
 
 	if (nargs > lengthof(args) || nargs > PG_NARGS())
 		elog(ERROR, "statement of %d arguments from a call of %d", nargs,
@@ -404,7 +405,15 @@ chash_ring_copy(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("ring \"%s\" already exists", MSG(dst))));
-	(void) execute_with_own_args(fcinfo, chash_catalog_has_table_size() ?
+	(void) execute_with_own_args(fcinfo, chash_catalog_has_capacity() ?
+								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+								 " (ring, node, weight, vnodes, zone, state, ordinal, target, tokens, slots,"
+								 " capacity)"
+								 " SELECT $2, node, weight, vnodes, zone, state, ordinal, target, tokens, slots,"
+								 " capacity"
+								 " FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+								 " WHERE ring" CHASH_EQ "$1" :
+								 chash_catalog_has_table_size() ?
 								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 								 " (ring, node, weight, vnodes, zone, state, ordinal, target, tokens, slots)"
 								 " SELECT $2, node, weight, vnodes, zone, state, ordinal, target, tokens, slots"
@@ -438,8 +447,8 @@ chash_ring_drop(PG_FUNCTION_ARGS)
 }
 
 /*
- * chash_node_add(ring, node, weight, vnodes, zone, target, tokens, slots);
- * the SQL functions of earlier versions pass fewer.
+ * chash_node_add(ring, node, weight, vnodes, zone, target, tokens, slots,
+ * capacity); the SQL functions of earlier versions pass fewer.
  */
 PG_FUNCTION_INFO_V1(chash_node_add);
 
@@ -448,23 +457,35 @@ chash_node_add(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[8] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID,
-	INT8ARRAYOID, INT4RANGEARRAYOID};
+	Oid			argtypes[9] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID,
+	INT8ARRAYOID, INT4RANGEARRAYOID, FLOAT8OID};
 
 	check_node_name(node);
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("weight must not be null")));
-	check_weight(PG_GETARG_FLOAT8(2));
+	check_positive("weight", PG_GETARG_FLOAT8(2));
 	if (!PG_ARGISNULL(3))
 		check_vnodes(PG_GETARG_INT32(3));
+	if (PG_NARGS() >= 9)
+	{
+		if (PG_ARGISNULL(8))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("capacity must not be null"),
+					 errhint("Leave capacity out for the default, 1.")));
+		check_positive("capacity", PG_GETARG_FLOAT8(8));
+	}
 
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_INSERT, ring);
 	if (!chash_catalog_ring_exists(ring))
 		error_ring_missing(ring);
 
-	/* the functions of 1.0 (no target) and of 1.1 and 1.2 (no tokens, slots) */
+	/*
+	 * the functions of 1.0 (no target), of 1.1 and 1.2 (no tokens, slots)
+	 * and of 1.3 (no capacity)
+	 */
 	if (execute_with_own_args(fcinfo, PG_NARGS() < 6 ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " (ring, node, weight, vnodes, zone)"
@@ -475,11 +496,16 @@ chash_node_add(PG_FUNCTION_ARGS)
 							  " (ring, node, weight, vnodes, zone, target)"
 							  " VALUES ($1, $2, $3, $4, $5, $6)"
 							  " ON CONFLICT (ring, node) DO NOTHING" :
+							  PG_NARGS() < 9 ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " (ring, node, weight, vnodes, zone, target, tokens, slots)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+							  " ON CONFLICT (ring, node) DO NOTHING" :
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " (ring, node, weight, vnodes, zone, target, tokens, slots, capacity)"
+							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 							  " ON CONFLICT (ring, node) DO NOTHING",
-							  Min(PG_NARGS(), 8), argtypes) == 0)
+							  Min(PG_NARGS(), 9), argtypes) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("node \"%s\" already exists in ring \"%s\"", MSG(node), MSG(ring)),
@@ -508,8 +534,8 @@ chash_node_remove(PG_FUNCTION_ARGS)
 
 /*
  * chash_node_set(ring, node, weight, vnodes, state, zone, target, tokens,
- * slots): a NULL argument leaves that setting as it is.  The SQL functions
- * of earlier versions pass fewer.
+ * slots, capacity): a NULL argument leaves that setting as it is.  The SQL
+ * functions of earlier versions pass fewer.
  */
 PG_FUNCTION_INFO_V1(chash_node_set);
 
@@ -518,19 +544,24 @@ chash_node_set(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[9] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
-	INT8ARRAYOID, INT4RANGEARRAYOID};
+	Oid			argtypes[10] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
+	INT8ARRAYOID, INT4RANGEARRAYOID, FLOAT8OID};
 
 	if (!PG_ARGISNULL(2))
-		check_weight(PG_GETARG_FLOAT8(2));
+		check_positive("weight", PG_GETARG_FLOAT8(2));
 	if (!PG_ARGISNULL(3))
 		check_vnodes(PG_GETARG_INT32(3));
 	if (!PG_ARGISNULL(4))
 		check_state(text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	if (PG_NARGS() >= 10 && !PG_ARGISNULL(9))
+		check_positive("capacity", PG_GETARG_FLOAT8(9));
 
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_UPDATE, ring);
 
-	/* the functions of 1.0 (no target) and of 1.1 and 1.2 (no tokens, slots) */
+	/*
+	 * the functions of 1.0 (no target), of 1.1 and 1.2 (no tokens, slots)
+	 * and of 1.3 (no capacity)
+	 */
 	if (execute_with_own_args(fcinfo, PG_NARGS() < 7 ?
 							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " SET weight = coalesce($3, weight),"
@@ -546,6 +577,7 @@ chash_node_set(PG_FUNCTION_ARGS)
 							  " zone = coalesce($6, zone),"
 							  " target = coalesce($7, target)"
 							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2" :
+							  PG_NARGS() < 10 ?
 							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " SET weight = coalesce($3, weight),"
 							  " vnodes = coalesce($4, vnodes),"
@@ -554,8 +586,18 @@ chash_node_set(PG_FUNCTION_ARGS)
 							  " target = coalesce($7, target),"
 							  " tokens = coalesce($8, tokens),"
 							  " slots = coalesce($9, slots)"
+							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2" :
+							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " SET weight = coalesce($3, weight),"
+							  " vnodes = coalesce($4, vnodes),"
+							  " state = coalesce($5, state),"
+							  " zone = coalesce($6, zone),"
+							  " target = coalesce($7, target),"
+							  " tokens = coalesce($8, tokens),"
+							  " slots = coalesce($9, slots),"
+							  " capacity = coalesce($10, capacity)"
 							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2",
-							  Min(PG_NARGS(), 9), argtypes) == 0)
+							  Min(PG_NARGS(), 10), argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();
 }

@@ -53,6 +53,7 @@ typedef struct CatalogIds
 	bool		catalog_1_0;	/* no ketama_variant, ties nor ordinal */
 	bool		has_table_size; /* ring_config.table_size, from 1.3 */
 	bool		has_hash_tag;	/* ring_config.hash_tag, from 1.4 */
+	bool		has_capacity;	/* node_config.capacity, from 1.4 */
 } CatalogIds;
 
 static CatalogIds ids;
@@ -94,6 +95,7 @@ lookup_ids(void)
 	ids.catalog_1_0 = get_attnum(ids.ring_table, "ketama_variant") == InvalidAttrNumber;
 	ids.has_table_size = get_attnum(ids.ring_table, "table_size") != InvalidAttrNumber;
 	ids.has_hash_tag = get_attnum(ids.ring_table, "hash_tag") != InvalidAttrNumber;
+	ids.has_capacity = get_attnum(ids.node_table, "capacity") != InvalidAttrNumber;
 }
 
 /* Whether the catalog has ring_config.table_size (1.3 on) */
@@ -110,6 +112,17 @@ chash_catalog_has_hash_tag(void)
 {
 	lookup_ids();
 	return ids.has_hash_tag;
+}
+
+/*
+ * Whether the catalog has node_config.capacity (1.4 on).  Only planning
+ * reads it; routing never does.
+ */
+bool
+chash_catalog_has_capacity(void)
+{
+	lookup_ids();
+	return ids.has_capacity;
 }
 
 /* The OID of one of the catalog tables; an error if chash is not installed */

@@ -73,7 +73,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('hash', NULL, '''xxh3_64'''), ('key_hash', NULL, '''xxh3_64'''),
 	('algorithm', NULL, '''ring'''), ('vnodes', NULL, '10'), ('vnode_first', NULL, '0'),
 	('vnode_name', NULL, '''{node}#{i}'''), ('ketama_variant', NULL, 'NULL'),
-	('ties', NULL, '''name'''), ('weight', NULL, '1'), ('state', NULL, '''active'''),
+	('ties', NULL, '''name'''), ('weight', NULL, '1'), ('capacity', NULL, '2'), ('state', NULL, '''active'''),
 	('zone', NULL, '''z'''), ('target', NULL, '''t'''),
 	('relation', NULL, '''hostile_keys''::regclass'), ('key_column', NULL, '''k'''),
 	('dialect', NULL, '''postgresql'''), ('width', NULL, '640'), ('height', NULL, '100'),
@@ -149,18 +149,19 @@ INSERT INTO hostile_nullable VALUES
 	('chash_shard_load(text,name,text,double precision,name)', 'relname'),
 	('chash.import_nodetool_ring(text,text,text)', 'datacenter'),
 	('chash.mysql_node_rows(text,text,text)', 'node'),
-	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'vnodes'),
-	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'zone'),
-	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'target'),
-	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'tokens'),
-	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[])', 'slots'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'weight'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'vnodes'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'state'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'zone'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'target'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'tokens'),
-	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[])', 'slots');
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[],double precision)', 'vnodes'),
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[],double precision)', 'zone'),
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[],double precision)', 'target'),
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[],double precision)', 'tokens'),
+	('chash_node_add(text,text,double precision,integer,text,text,bigint[],int4range[],double precision)', 'slots'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[],double precision)', 'weight'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[],double precision)', 'vnodes'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[],double precision)', 'state'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[],double precision)', 'zone'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[],double precision)', 'target'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[],double precision)', 'tokens'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[],double precision)', 'slots'),
+	('chash_node_set(text,text,double precision,integer,text,text,text,bigint[],int4range[],double precision)', 'capacity');
 
 -- The call of a function with each argument's sample, or override for
 -- argument number which (1-based), as a statement that counts its result
@@ -317,6 +318,9 @@ INSERT INTO hostile_limits VALUES
 	('node points by weight', '838861', $$SELECT chash_node_add('hostile', 'w', weight => 838861)$$),
 	('weight', '5e-324', $$SELECT chash_node_add('hostile', 'w', weight => 5e-324)$$),
 	('weight', '0', $$SELECT chash_node_add('hostile', 'w', weight => 0)$$),
+	('capacity', '5e-324', $$SELECT chash_node_add('hostile', 'w', capacity => 5e-324)$$),
+	('capacity', '0', $$SELECT chash_node_add('hostile', 'w', capacity => 0)$$),
+	('capacity', '1.7976931348623157e308', $$SELECT chash_node_set('hostile', 'n1', capacity => 1.7976931348623157e308)$$),
 	('ring points', '67108864', $$SELECT chash_node_add('hostile', 'v' || g, vnodes => 16777216) FROM generate_series(1, 3) g;
 								   SELECT chash_node_add('hostile', 'v4', vnodes => 16777216 - 60)$$),
 	('ring points', '67108865', $$SELECT chash_node_add('hostile', 'v' || g, vnodes => 16777216) FROM generate_series(1, 3) g;

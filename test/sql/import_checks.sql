@@ -346,11 +346,11 @@ $c$) AS servers;
 SELECT ring, node, weight, state, ordinal FROM chash.node_config
 WHERE ring IN ('ic_nginx', 'ic_haproxy', 'ic_twem') ORDER BY ring, ordinal;
 -- imported again: the servers of the input, nodes that stay keep their
--- zone and target, the others go
-SELECT chash_node_set('ic_nginx', '10.0.0.1:8080', zone => 'z1', target => 'shard_1');
+-- zone, target and capacity, the others go
+SELECT chash_node_set('ic_nginx', '10.0.0.1:8080', zone => 'z1', target => 'shard_1', capacity => 2.5);
 SELECT chash_ring_import('ic_nginx', 'nginx_upstream',
 	'upstream cache { hash $key consistent; server 10.0.0.9:8080; server 10.0.0.1:8080 weight=5; }') AS servers;
-SELECT node, weight, state, ordinal, zone, target FROM chash.node_config WHERE ring = 'ic_nginx' ORDER BY ordinal;
+SELECT node, weight, state, ordinal, zone, target, capacity FROM chash.node_config WHERE ring = 'ic_nginx' ORDER BY ordinal;
 
 -- nginx: every refusal, and nothing changed
 SELECT i AS input, pg_temp.refused(format($$SELECT chash_ring_import('ic_nginx', 'nginx_upstream', %L)$$, i)) AS outcome

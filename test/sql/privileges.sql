@@ -155,6 +155,7 @@ FROM generate_series(1, 1000) k GROUP BY 1 ORDER BY 1;
 SET ROLE regress_chash_writer;
 SELECT chash_ring_create('priv_w');
 SELECT chash_node_set('priv', 'd', state => 'active');
+SELECT chash_node_set('priv', 'd', capacity => 2);
 -- an import is refused before its input is read
 SELECT chash_ring_import('priv', 'redis_cluster_nodes', 'not a line');
 UPDATE chash.node_config SET state = 'active' WHERE ring = 'priv';
@@ -218,6 +219,9 @@ SET ROLE regress_chash_writer;
 SELECT chash_node_set('priv', 'c', zone => 'eu-central');
 SELECT zone FROM chash.node_config WHERE ring = 'priv' AND node = 'c';
 SELECT chash_node_set('priv', 'c', zone => 'eu-west');
+SELECT chash_node_set('priv', 'c', capacity => 2);
+SELECT capacity FROM chash.node_config WHERE ring = 'priv' AND node = 'c';
+SELECT chash_node_set('priv', 'c', capacity => 1);
 SELECT chash_node_add('priv', 'e');
 SELECT chash_node_remove('priv', 'c');
 SELECT chash_ring_create('priv_w');
@@ -311,6 +315,8 @@ GRANT SELECT (ring, node, weight, vnodes, state, ordinal, zone, tokens, slots) O
 	TO regress_chash_reader;
 SET ROLE regress_chash_reader;
 SELECT regress_chash_nodes_routed() AS reader_with_column_grants;
+-- (capacity is not among them: routing never reads it)
+SELECT capacity FROM chash.node_config WHERE ring = 'priv';
 RESET ROLE;
 REVOKE SELECT (ring, node, weight, vnodes, state, ordinal, zone, tokens, slots) ON chash.node_config
 	FROM regress_chash_reader;

@@ -205,6 +205,56 @@ SELECT chash_ring_drop('legacy');
 SELECT count(*) AS legacy_nodes FROM chash.node_config WHERE ring = 'legacy';
 SELECT ring FROM chash.rings ORDER BY ring;
 
+-- A node's capacity: how much load planning (chash_rebalance) gives it,
+-- relative to the other nodes; 1 unless given
+SELECT chash_ring_create('cap');
+SELECT chash_node_add('cap', 'a');
+SELECT chash_node_add('cap', 'b', 2, capacity => 3.5);
+SELECT chash_node_add('cap', 'c', zone => 'z1', capacity => 0.25);
+SELECT node, weight, zone, capacity FROM chash.node_config WHERE ring = 'cap' ORDER BY node;
+CREATE TEMP TABLE cap_owners AS
+SELECT k, chash_lookup('cap', k) AS owner FROM generate_series(1, 5000) k;
+CREATE TEMP TABLE cap_points AS SELECT * FROM chash_points('cap');
+-- chash_node_set changes it; NULL, or another setting alone, leaves it
+SELECT chash_node_set('cap', 'a', capacity => 1e300);
+SELECT chash_node_set('cap', 'b', capacity => NULL);
+SELECT chash_node_set('cap', 'c', zone => 'z2');
+SELECT node, weight, zone, capacity FROM chash.nodes WHERE ring = 'cap' ORDER BY node;
+-- ... by plain DML too
+UPDATE chash.node_config SET capacity = 5 WHERE ring = 'cap' AND node = 'c';
+-- placement never reads it: every point and every key's owner as before
+SELECT (SELECT count(*) FROM cap_points) AS points,
+	   (SELECT count(*) FROM ((SELECT * FROM cap_points EXCEPT ALL SELECT * FROM chash_points('cap'))
+							  UNION ALL
+							  (SELECT * FROM chash_points('cap') EXCEPT ALL SELECT * FROM cap_points)) d) AS points_changed,
+	   (SELECT count(DISTINCT owner) FROM cap_owners) AS owners,
+	   (SELECT count(*) FROM cap_owners o WHERE chash_lookup('cap', o.k) IS DISTINCT FROM o.owner) AS keys_moved;
+-- a copy carries it, and a copy that differs only in capacity moves nothing
+SELECT chash_ring_copy('cap', 'cap_copy');
+SELECT node, capacity FROM chash.node_config WHERE ring = 'cap_copy' ORDER BY node;
+SELECT chash_node_set('cap_copy', 'a', capacity => 2);
+SELECT count(*) AS moving_ranges FROM chash_moved_ranges('cap', 'cap_copy');
+-- so does a switch to the copy
+SELECT chash_ring_switch('cap', 'cap_copy');
+SELECT node, capacity FROM chash.node_config WHERE ring = 'cap' ORDER BY node;
+-- a capacity must be a positive finite number; nothing changes on error
+SELECT chash_node_add('cap', 'd', capacity => 0);
+SELECT chash_node_add('cap', 'd', capacity => -1);
+SELECT chash_node_add('cap', 'd', capacity => 'NaN');
+SELECT chash_node_add('cap', 'd', capacity => 'Infinity');
+SELECT chash_node_add('cap', 'd', capacity => NULL);
+SELECT chash_node_set('cap', 'a', capacity => 0);
+SELECT chash_node_set('cap', 'a', capacity => -0.5);
+SELECT chash_node_set('cap', 'a', capacity => 'NaN');
+SELECT chash_node_set('cap', 'a', capacity => '-Infinity');
+SELECT chash_node_set('cap', 'a', weight => 2, capacity => 0);
+UPDATE chash.node_config SET capacity = 0 WHERE ring = 'cap' AND node = 'a';
+UPDATE chash.node_config SET capacity = 'NaN' WHERE ring = 'cap' AND node = 'a';
+UPDATE chash.node_config SET capacity = 'Infinity' WHERE ring = 'cap' AND node = 'a';
+UPDATE chash.node_config SET capacity = NULL WHERE ring = 'cap' AND node = 'a';
+SELECT node, weight, capacity FROM chash.node_config WHERE ring = 'cap' ORDER BY node;
+SELECT chash_ring_drop('cap');
+
 -- An empty ring and a ring whose nodes are all down are fine to keep
 SELECT chash_ring_create('all_down');
 SELECT chash_node_add('all_down', 'x');
