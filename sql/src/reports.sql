@@ -23,7 +23,8 @@ COMMENT ON FUNCTION chash_ring_stats(text) IS
 
 CREATE OR REPLACE FUNCTION chash_key_distribution(ring text, relation regclass, key_column name)
 	RETURNS TABLE(node text, keys bigint, share double precision,
-				  expected double precision, ratio double precision)
+				  expected double precision, ratio double precision,
+				  bytes bigint, bytes_share double precision)
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE ROWS 10
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -41,15 +42,24 @@ BEGIN
 			ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring must not be null';
 	END IF;
+	/*
+	 * The bytes of a row are its pg_column_size, taken in the scan (OFFSET
+	 * 0 keeps it there): a whole row that a sort carries is stored again
+	 * with a shorter header, and would count 3 bytes less if of at most 130.
+	 */
 	RETURN QUERY EXECUTE format($q$
 		WITH counted AS (
-			SELECT @extschema@.chash_lookup($1, %1$s) AS node, count(*) AS keys
-			FROM %2$s WHERE %3$I IS NOT NULL GROUP BY 1),
-		total AS (SELECT sum(c.keys) AS keys FROM counted c)
+			SELECT s.node, count(*) AS keys, sum(s.size) AS bytes
+			FROM (SELECT @extschema@.chash_lookup($1, %1$s) AS node, pg_column_size(r.*) AS size
+				  FROM %2$s r WHERE r.%3$I IS NOT NULL OFFSET 0) s
+			GROUP BY 1),
+		total AS (SELECT sum(c.keys) AS keys, sum(c.bytes) AS bytes FROM counted c)
 		SELECT o.node, coalesce(c.keys, 0)::bigint,
 			   coalesce(c.keys, 0)::double precision / nullif(t.keys, 0),
 			   o.expected,
-			   coalesce(c.keys, 0)::double precision / nullif(t.keys, 0) / nullif(o.expected, 0)
+			   coalesce(c.keys, 0)::double precision / nullif(t.keys, 0) / nullif(o.expected, 0),
+			   coalesce(c.bytes, 0)::bigint,
+			   coalesce(c.bytes, 0)::double precision / nullif(t.bytes, 0)
 		FROM @extschema@.chash_ownership($1) WITH ORDINALITY o
 		LEFT JOIN counted c ON c.node = o.node
 		CROSS JOIN total t
@@ -64,7 +74,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_key_distribution(text, regclass, name) IS
-	'the keys of a relation per node of a ring, in one pass: their number, share, the expected share and the ratio';
+	'the keys of a relation per node of a ring, in one pass: their number, share, the expected share and the ratio, and their rows'' bytes (pg_column_size) and share of the bytes';
 
 CREATE OR REPLACE FUNCTION chash.ring_ownership(ring text, replicas integer, require_active boolean)
 	RETURNS TABLE(node text, points integer, owned double precision, expected double precision)

@@ -41,11 +41,12 @@ COMMENT ON COLUMN chash.node_config.capacity IS
 -- Changed signatures and result columns: settings a profile does not
 -- decide are NULL by default, so that a profile can tell them from those
 -- given; the cache's figures gain memory and evictions; chash_node_add and
--- chash_node_set take a capacity
+-- chash_node_set take a capacity; chash_key_distribution gains bytes
 DROP FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text);
 DROP FUNCTION chash.cache_stats();
 DROP FUNCTION chash_node_add(text, text, double precision, integer, text, text, bigint[], int4range[]);
 DROP FUNCTION chash_node_set(text, text, double precision, integer, text, text, text, bigint[], int4range[]);
+DROP FUNCTION chash_key_distribution(text, regclass, name);
 
 -- The view of rings shows hash_tag and profile, the view of nodes their
 -- capacity: dropped, as their columns change, with their functions of

@@ -8,6 +8,8 @@ INSERT INTO load_keys
 SELECT i, 'tenant' || (i % 17), repeat('x', i % 50) FROM generate_series(1, 50000) i;
 INSERT INTO load_keys VALUES (NULL, NULL, 'no key');
 ANALYZE load_keys;
+-- each row's size as a query shows it, to add up
+CREATE TEMP TABLE load_sizes AS SELECT k.id, pg_column_size(k.*) AS size FROM load_keys k;
 
 SELECT chash_ring_create('ld_ring', vnodes => 20);
 SELECT chash_node_add('ld_ring', 'n' || i, weight => i) FROM generate_series(1, 3) i;
@@ -52,8 +54,8 @@ SELECT r.ring,
 	   NOT EXISTS (
 		   SELECT l.node, sum(l.bytes) FROM chash_load(r.ring, 'load_keys', 'id') l GROUP BY l.node
 		   EXCEPT
-		   SELECT chash_lookup(r.ring, k.id), sum(pg_column_size(k.*))
-		   FROM load_keys k WHERE k.id IS NOT NULL GROUP BY 1) AS bytes_add_up,
+		   SELECT chash_lookup(r.ring, k.id), sum(k.size)
+		   FROM load_sizes k WHERE k.id IS NOT NULL GROUP BY 1) AS bytes_add_up,
 	   (SELECT bool_and(l.load = l.bytes) FROM chash_load(r.ring, 'load_keys', 'id', 'bytes') l) AS load_is_bytes,
 	   (SELECT bool_and(l.rows_error = 0 AND l.bytes_error = 0) FROM chash_load(r.ring, 'load_keys', 'id') l) AS exact,
 	   NOT EXISTS (
@@ -62,6 +64,37 @@ SELECT r.ring,
 		   SELECT d.node, d.keys FROM chash_key_distribution(r.ring, 'load_keys', 'id') d) AS per_node
 FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring)
 ORDER BY r.ring;
+
+-- chash_key_distribution's bytes: each node's rows' sizes, as chash_load
+-- and a count of its own see them, and their share of all the bytes (rows
+-- of NULL keys nowhere)
+WITH counted AS (
+	SELECT r.ring, chash_lookup(r.ring, k.id) AS node, sum(k.size) AS bytes
+	FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring),
+		 load_sizes k
+	WHERE k.id IS NOT NULL GROUP BY 1, 2),
+loaded AS (
+	SELECT r.ring, l.node, sum(l.bytes) AS bytes
+	FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring),
+		 chash_load(r.ring, 'load_keys', 'id') l
+	GROUP BY 1, 2),
+distributed AS (
+	SELECT r.ring, d.*
+	FROM unnest(ARRAY['ld_ring', 'ld_ketama', 'ld_slots', 'ld_maglev', 'ld_es', 'ld_tokens']) r(ring),
+		 chash_key_distribution(r.ring, 'load_keys', 'id') d),
+total AS (SELECT sum(k.size) AS bytes FROM load_sizes k WHERE k.id IS NOT NULL)
+SELECT ring, count(*) AS nodes,
+	   count(*) FILTER (WHERE d.bytes = coalesce(c.bytes, 0)) AS bytes_as_counted,
+	   count(*) FILTER (WHERE d.bytes = coalesce(l.bytes, 0)) AS bytes_as_loaded,
+	   count(*) FILTER (WHERE abs(d.bytes_share - coalesce(c.bytes, 0)::float8 / t.bytes) < 1e-12) AS share_as_counted,
+	   sum(d.bytes) = min(t.bytes) AS all_bytes,
+	   round(sum(d.bytes_share)::numeric, 12) AS shares,
+	   count(*) FILTER (WHERE d.bytes_share = d.share) AS share_equal_to_rows
+FROM distributed d
+FULL JOIN counted c USING (ring, node)
+LEFT JOIN loaded l USING (ring, node)
+CROSS JOIN total t
+GROUP BY ring ORDER BY ring;
 
 -- text keys with a hash tag: each tenant's rows in one slot
 SELECT count(*) FILTER (WHERE rows > 0) AS slots_with_rows, sum(rows) AS rows
