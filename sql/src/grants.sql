@@ -21,7 +21,8 @@ REVOKE ALL ON chash.online_moves, chash.online_move_pairs, chash.online_move_nod
 REVOKE ALL ON FUNCTION chash.move_dblink(), chash.move_shard(text, text, regclass),
 	chash.move_remote(text, text), chash.move_connect(text, name, interval),
 	chash.move_disconnect(), chash.move_ddl(text, text, text, timestamptz),
-	chash.move_key(text, name, regtype), chash.move_moving(text, text, text, int8multirange),
+	chash.move_key(text, name, regtype), chash.move_hashed(jsonb, text), chash.move_moving(jsonb, text, int8multirange),
+	chash.move_ranges(text, text),
 	chash.move_node_ranges(bigint, text, boolean), chash.move_object(text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION chash.move_check_shard(text, integer, text, name, name, name, text[], text, text,
 											 boolean, boolean, integer, integer, boolean, boolean, boolean) FROM PUBLIC;

@@ -253,13 +253,101 @@ SELECT format('%s.%I', alias, key_column) ||
 	   CASE WHEN key_type = 'bytea'::regtype THEN '' ELSE '::pg_catalog.text' END
 $$;
 
--- The condition "this key moves" on a shard
-CREATE OR REPLACE FUNCTION chash.move_moving(ext text, key_hash text, key_expr text, ranges int8multirange) RETURNS text
+-- A key's position on a shard, as chash_position gives it on the
+-- coordinator: the key hash of the key, or of its hash tag's part (the
+-- bytes between the first hash_tag[0] and the first hash_tag[1] after it,
+-- if there are any: Redis Cluster's {...}).  The delimiters are printable
+-- ASCII, so positions and lengths in characters select the same bytes.
+CREATE OR REPLACE FUNCTION chash.move_hashed(shard jsonb, key_expr text) RETURNS text
 	LANGUAGE sql IMMUTABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
-SELECT format('%s.chash_hash(%L::pg_catalog.text, %s) OPERATOR(pg_catalog.<@) %L::pg_catalog.int8multirange',
-			  ext, key_hash, key_expr, ranges)
+SELECT format('%s.chash_hash(%L::pg_catalog.text, %s)', shard->>'ext', shard->>'key_hash',
+			  CASE WHEN shard->>'hash_tag' IS NULL THEN key_expr
+				   ELSE format($t$CASE WHEN pg_catalog.position(%1$s, %2$s) OPERATOR(pg_catalog.>) 0
+							AND pg_catalog.position(pg_catalog.substr(%1$s, pg_catalog.position(%1$s, %2$s) OPERATOR(pg_catalog.+) 1), %3$s) OPERATOR(pg_catalog.>) 1
+						   THEN pg_catalog.substr(pg_catalog.substr(%1$s, pg_catalog.position(%1$s, %2$s) OPERATOR(pg_catalog.+) 1), 1,
+								pg_catalog.position(pg_catalog.substr(%1$s, pg_catalog.position(%1$s, %2$s) OPERATOR(pg_catalog.+) 1), %3$s) OPERATOR(pg_catalog.-) 1)
+						   ELSE %1$s END$t$,
+						key_expr,
+						CASE WHEN (shard->>'bytea_keys')::boolean
+							 THEN format('pg_catalog.decode(%L, ''hex'')', encode(convert_to(substr(shard->>'hash_tag', 1, 1), 'SQL_ASCII'), 'hex'))
+							 ELSE format('%L::pg_catalog.text', substr(shard->>'hash_tag', 1, 1)) END,
+						CASE WHEN (shard->>'bytea_keys')::boolean
+							 THEN format('pg_catalog.decode(%L, ''hex'')', encode(convert_to(substr(shard->>'hash_tag', 2, 1), 'SQL_ASCII'), 'hex'))
+							 ELSE format('%L::pg_catalog.text', substr(shard->>'hash_tag', 2, 1)) END) END)
+$$;
+
+-- The condition "this key moves" on a shard
+CREATE OR REPLACE FUNCTION chash.move_moving(shard jsonb, key_expr text, ranges int8multirange) RETURNS text
+	LANGUAGE sql IMMUTABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT format('%s OPERATOR(pg_catalog.<@) %L::pg_catalog.int8multirange', chash.move_hashed(shard, key_expr), ranges)
+$$;
+
+/*
+ * The positions that move between each pair of nodes, or an error when a
+ * shard cannot tell a moving key by its position: rings of points that hash
+ * keys alike compare range by range; so do tables of slots of one size
+ * whose key hash gives at most 16 bits (Redis Cluster's crc16), since a
+ * slot is every position that is its number modulo the size: a few ranges
+ * a slot.  Hash tags are hashed on the shards as on the coordinator
+ * (move_hashed).
+ */
+CREATE OR REPLACE FUNCTION chash.move_ranges(from_ring text, to_ring text)
+	RETURNS TABLE(from_node text, to_node text, ranges int8multirange)
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	a record;
+	b record;
+	bits integer;
+	size integer;
+BEGIN
+	IF chash.plan_kind(from_ring, to_ring) = 'ranges' THEN
+		RETURN QUERY
+		SELECT r.from_node, r.to_node,
+			   range_agg(CASE WHEN r.hi = 9223372036854775807 THEN int8range(r.lo, NULL, '[)')
+							  ELSE int8range(r.lo, r.hi, '[]') END)
+		FROM @extschema@.chash_moved_ranges(from_ring, to_ring) r
+		GROUP BY r.from_node, r.to_node;
+		RETURN;
+	END IF;
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO a
+	FROM chash.ring_config c WHERE c.ring = from_ring;
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash, c.hash_tag INTO b
+	FROM chash.ring_config c WHERE c.ring = to_ring;
+	SELECT f.bits INTO bits FROM @extschema@.chash_hash_functions() f WHERE f.name = a.key_hash;
+	IF a.algorithm IN ('slots', 'maglev') AND b.algorithm IN ('slots', 'maglev')
+	   AND a.key_hash = b.key_hash AND bits <= 16 AND a.hash_tag IS NOT DISTINCT FROM b.hash_tag
+	   AND chash.table_size(from_ring) = chash.table_size(to_ring) THEN
+		size := chash.table_size(from_ring);
+		IF EXISTS (SELECT FROM @extschema@.chash_moved_slots(from_ring, to_ring) m
+				   WHERE m.from_node IS NULL OR m.to_node IS NULL) THEN
+			RAISE EXCEPTION USING
+				ERRCODE = 'object_not_in_prerequisite_state',
+				MESSAGE = format('rings "%s" and "%s" cannot be moved online', chash.message_name(from_ring), chash.message_name(to_ring)),
+				DETAIL = 'Slots move between them to or from no node.',
+				HINT = 'Give every slot that changes hands a node in both rings.';
+		END IF;
+		RETURN QUERY
+		SELECT m.from_node, m.to_node,
+			   range_agg(int8range(lower(m.slots) + j * size,
+								   least(upper(m.slots) - 1 + j * size, (1::bigint << bits) - 1), '[]'))
+		FROM @extschema@.chash_moved_slots(from_ring, to_ring) m,
+			 generate_series(0::bigint, ((1::bigint << bits) - 1) / size) j
+		WHERE lower(m.slots) + j * size < (1::bigint << bits)
+		GROUP BY m.from_node, m.to_node;
+		RETURN;
+	END IF;
+	RAISE EXCEPTION USING
+		ERRCODE = 'feature_not_supported',
+		MESSAGE = format('rings "%s" and "%s" cannot be moved online', chash.message_name(from_ring), chash.message_name(to_ring)),
+		DETAIL = 'They compare key by key, so a shard cannot tell a moving key by its hash. Rings of points that hash keys alike compare range by range, and so do tables of slots of one size whose key hash gives at most 16 bits.',
+		HINT = 'Use chash_migration_sql for this change.';
+END
 $$;
 
 -- The positions a node gives (as_source) or gets in a move
@@ -492,9 +580,10 @@ DECLARE
 	version integer;
 	facts jsonb;
 	key_hash text;
+	hash_tag text;
 	columns text[];
 BEGIN
-	SELECT coalesce(r.key_hash, r.hash) INTO key_hash FROM chash.ring_config r WHERE r.ring = mv.from_ring;
+	SELECT coalesce(r.key_hash, r.hash), r.hash_tag INTO key_hash, hash_tag FROM chash.ring_config r WHERE r.ring = mv.from_ring;
 	SELECT array_agg(a.attname::text ORDER BY a.attnum) INTO columns
 	FROM pg_attribute a WHERE a.attrelid = mv.relation AND a.attnum > 0 AND NOT a.attisdropped;
 	FOR nd IN SELECT n.*,
@@ -513,6 +602,8 @@ BEGIN
 			'table', format('%I.%I', nd.remote_schema, nd.remote_name),
 			'key', mv.key_column,
 			'key_hash', key_hash,
+			'hash_tag', hash_tag,
+			'bytea_keys', chash.key_column_type(mv.relation, mv.key_column) = 'bytea'::regtype,
 			'source', nd.pairs_out > 0, 'destination', nd.pairs_in > 0));
 	END LOOP;
 	RETURN shards;
@@ -586,8 +677,8 @@ BEGIN
 		s := nd.shard;
 		IF (s->>'source')::boolean THEN
 			ranges := chash.move_node_ranges(mv.move_id, nd.node, true);
-			moving_old := chash.move_moving(s->>'ext', s->>'key_hash', chash.move_key('OLD', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
-			moving_new := chash.move_moving(s->>'ext', s->>'key_hash', chash.move_key('NEW', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
+			moving_old := chash.move_moving(s, chash.move_key('OLD', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
+			moving_new := chash.move_moving(s, chash.move_key('NEW', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
 			body := format($b$
 DECLARE
 	state bigint;
@@ -642,8 +733,8 @@ $b$, moving_old, moving_new, chash.move_obj(s, tok, '_state'), chash.move_obj(s,
 		END IF;
 		IF (s->>'destination')::boolean THEN
 			ranges := chash.move_node_ranges(mv.move_id, nd.node, false);
-			moving_old := chash.move_moving(s->>'ext', s->>'key_hash', chash.move_key('OLD', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
-			moving_new := chash.move_moving(s->>'ext', s->>'key_hash', chash.move_key('NEW', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
+			moving_old := chash.move_moving(s, chash.move_key('OLD', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
+			moving_new := chash.move_moving(s, chash.move_key('NEW', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
 			-- an UPDATE that takes a row's key out of the moving ranges is
 			-- not applied: the old row stays, and the cutover, which
 			-- compares every changed key, puts it right
@@ -1014,13 +1105,13 @@ BEGIN
 	RETURN chash.move_remote(shard->>'conn', format($q$
 		SELECT coalesce(pg_catalog.json_object_agg(y.g, y.c || ' ' || y.s), '{}')::pg_catalog.text
 		FROM (SELECT %1$s AS g, pg_catalog.count(*) AS c, pg_catalog.sum(x.rh) AS s
-			  FROM (SELECT %2$s.chash_hash(%3$L::pg_catalog.text, %4$s) AS h, t.%5$I::pg_catalog.text AS kt,
-						   pg_catalog.hashtextextended(ROW(%6$s)::pg_catalog.text, 0) AS rh
-					FROM %7$s t %8$s) x
-			  WHERE x.h OPERATOR(pg_catalog.<@) %9$L::pg_catalog.int8multirange %10$s
+			  FROM (SELECT %2$s AS h, t.%3$I::pg_catalog.text AS kt,
+						   pg_catalog.hashtextextended(ROW(%4$s)::pg_catalog.text, 0) AS rh
+					FROM %5$s t %6$s) x
+			  WHERE x.h OPERATOR(pg_catalog.<@) %7$L::pg_catalog.int8multirange %8$s
 			  GROUP BY 1) y
 		$q$, CASE WHEN by_key THEN 'x.kt' ELSE 'x.h OPERATOR(pg_catalog.&) 16383' END,
-		shard->>'ext', shard->>'key_hash', chash.move_key('t', mv.key_column, (SELECT chash.key_column_type(mv.relation, mv.key_column))),
+		chash.move_hashed(shard, chash.move_key('t', mv.key_column, (SELECT chash.key_column_type(mv.relation, mv.key_column)))),
 		mv.key_column, cols, shard->>'table',
 		CASE WHEN keys IS NOT NULL THEN
 			format('WHERE t.%I = ANY (%L::pg_catalog.text[]::%s[])', mv.key_column,
@@ -1073,7 +1164,10 @@ BEGIN
 						SELECT jsonb_array_elements_text(coalesce(pending->(p.pair::text), '[]')) AS e
 						UNION ALL
 						SELECT k FROM jsonb_array_elements_text(keys) k
-						WHERE CASE WHEN bytea_keys THEN @extschema@.chash_hash(s.shard->>'key_hash', k::bytea)
+						-- (a hash tag's part hashed as chash_position does)
+						WHERE CASE WHEN s.shard->>'hash_tag' IS NOT NULL AND bytea_keys THEN @extschema@.chash_position(mv.from_ring, k::bytea)
+								   WHEN s.shard->>'hash_tag' IS NOT NULL THEN @extschema@.chash_position(mv.from_ring, k)
+								   WHEN bytea_keys THEN @extschema@.chash_hash(s.shard->>'key_hash', k::bytea)
 								   ELSE @extschema@.chash_hash(s.shard->>'key_hash', k) END <@ p.ranges) z) AS keys
 			  FROM chash.online_move_pairs p WHERE p.move_id = mv.move_id AND p.from_node = s.node) x
 		WHERE x.keys IS NOT NULL;
@@ -1213,12 +1307,12 @@ BEGIN
 		'SELECT coalesce(pg_catalog.json_agg(x), ''[]'')::pg_catalog.text FROM (SELECT %s FROM %s t'
 		' WHERE t.%I = ANY (%L::pg_catalog.text[]::%s[]) AND %s) x',
 		tcols, s->>'table', mv.key_column, (SELECT array_agg(k) FROM jsonb_array_elements_text(keys) k), s->>'key_type',
-		chash.move_moving(s->>'ext', s->>'key_hash', chash.move_key('t', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), p.ranges)));
+		chash.move_moving(s, chash.move_key('t', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), p.ranges)));
 	PERFORM chash.move_remote(d->>'conn', format(
 		'SET LOCAL ROLE %1$s; DELETE FROM %2$s t WHERE t.%3$I = ANY (%4$L::pg_catalog.text[]::%5$s[]) AND %6$s; '
 		'INSERT INTO %2$s (%7$s) SELECT %7$s FROM pg_catalog.json_populate_recordset(NULL::%2$s, %8$L::pg_catalog.json); SELECT 1',
 		d->>'owner', d->>'table', mv.key_column, (SELECT array_agg(k) FROM jsonb_array_elements_text(keys) k), d->>'key_type',
-		chash.move_moving(d->>'ext', d->>'key_hash', chash.move_key('t', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), p.ranges),
+		chash.move_moving(d, chash.move_key('t', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), p.ranges),
 		cols, rows));
 END
 $$;
@@ -1387,8 +1481,7 @@ DECLARE
 	last_key text;
 	got text;
 	deleted bigint := 0;
-	moving text := chash.move_moving(shard->>'ext', shard->>'key_hash',
-									 chash.move_key('t', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
+	moving text := chash.move_moving(shard, chash.move_key('t', mv.key_column, chash.key_column_type(mv.relation, mv.key_column)), ranges);
 BEGIN
 	LOOP
 		got := chash.move_remote(shard->>'conn', format(
@@ -1718,6 +1811,7 @@ DECLARE
 	got text;
 	nd record;
 	deleted bigint := 0;
+	moving jsonb;
 	e_state text;
 	e_message text;
 	e_detail text;
@@ -1775,14 +1869,11 @@ BEGIN
 						  mv.from_ring, mv.to_ring, mv.relation::text, mv.key_column, mv.from_ring);
 	END IF;
 	IF mv.move_id IS NULL THEN
-		IF chash.plan_kind(from_ring, to_ring) <> 'ranges' THEN
-			RAISE EXCEPTION USING
-				ERRCODE = 'feature_not_supported',
-				MESSAGE = format('rings "%s" and "%s" cannot be moved online', chash.message_name(from_ring), chash.message_name(to_ring)),
-				DETAIL = 'They compare key by key, not range by range, so a shard cannot tell a moving key by its hash.',
-				HINT = 'Use chash_migration_sql for this change.';
-		END IF;
-		IF NOT EXISTS (SELECT FROM @extschema@.chash_moved_ranges(from_ring, to_ring)) THEN
+		-- the positions that move, pair by pair (an error if a shard
+		-- cannot tell them)
+		SELECT jsonb_agg(jsonb_build_array(r.from_node, r.to_node, r.ranges::text)) INTO moving
+		FROM chash.move_ranges(from_ring, to_ring) r;
+		IF moving IS NULL THEN
 			RAISE NOTICE 'chash move: rings "%" and "%" place every key alike, nothing to move', from_ring, to_ring;
 			RETURN;
 		END IF;
@@ -1807,11 +1898,8 @@ BEGIN
 		END;
 		PERFORM pg_catalog.set_config('lock_timeout', '0', true);
 		INSERT INTO chash.online_move_pairs (move_id, pair, from_node, to_node, ranges)
-		SELECT mv.move_id, row_number() OVER (ORDER BY r.from_node, r.to_node), r.from_node, r.to_node,
-			   range_agg(CASE WHEN r.hi = 9223372036854775807 THEN int8range(r.lo, NULL, '[)')
-							  ELSE int8range(r.lo, r.hi, '[]') END)
-		FROM @extschema@.chash_moved_ranges(from_ring, to_ring) r
-		GROUP BY r.from_node, r.to_node;
+		SELECT mv.move_id, row_number() OVER (ORDER BY r->>0, r->>1), r->>0, r->>1, (r->>2)::int8multirange
+		FROM jsonb_array_elements(moving) r;
 		-- a source as the old ring names it, a destination as the new one does
 		INSERT INTO chash.online_move_nodes (move_id, node, ordinal, server, remote_schema, remote_name, conninfo)
 		SELECT mv.move_id, u.node, row_number() OVER (ORDER BY u.node), s.server, s.remote_schema, s.remote_name, s.conninfo
@@ -1876,8 +1964,7 @@ BEGIN
 		FOR nd IN SELECT x.key AS node, x.value AS shard FROM jsonb_each(shards) x
 				  WHERE (x.value->>'destination')::boolean ORDER BY x.key LOOP
 			IF chash.move_remote(nd.shard->>'conn', format('SELECT EXISTS (SELECT FROM %s t WHERE %s)', nd.shard->>'table',
-					chash.move_moving(nd.shard->>'ext', nd.shard->>'key_hash',
-									  chash.move_key('t', key_column, chash.key_column_type(relation, key_column)),
+					chash.move_moving(nd.shard, chash.move_key('t', key_column, chash.key_column_type(relation, key_column)),
 									  chash.move_node_ranges(mv.move_id, nd.node, false)))) = 't' THEN
 				RAISE EXCEPTION USING
 					ERRCODE = 'object_not_in_prerequisite_state',
@@ -2015,8 +2102,7 @@ BEGIN
 			  WHERE p.move_id = mv.move_id AND p.rows_moved IS NULL LOOP
 		UPDATE chash.online_move_pairs p SET rows_moved = chash.move_remote(shards->nd.from_node->>'conn', format(
 			'SELECT pg_catalog.count(*)::pg_catalog.text FROM %s t WHERE %s', shards->nd.from_node->>'table',
-			chash.move_moving(shards->nd.from_node->>'ext', shards->nd.from_node->>'key_hash',
-							  chash.move_key('t', key_column, chash.key_column_type(relation, key_column)), nd.ranges)))::bigint
+			chash.move_moving(shards->nd.from_node, chash.move_key('t', key_column, chash.key_column_type(relation, key_column)), nd.ranges)))::bigint
 		WHERE p.move_id = mv.move_id AND p.pair = nd.pair;
 	END LOOP;
 	COMMIT;

@@ -190,6 +190,68 @@ SELECT chash.move_remote('om_lost', 'SELECT 41 + 1') AS answer;
 RESET client_min_messages;
 \set VERBOSITY terse
 SELECT dblink_disconnect('om_lost');
+
+-- Tables of slots of a 16-bit key hash (Redis Cluster's crc16) move
+-- online: each pair's positions are its slots' numbers modulo 16,384, and
+-- a shard hashes a key's hash tag as chash_position does.  The keys whose
+-- position falls in a pair's ranges are exactly chash_moved_keys' of that
+-- pair.
+SELECT chash_ring_create('om_r', profile => 'redis_cluster');
+SELECT chash_node_add('om_r', n) FROM unnest(ARRAY['n1', 'n2', 'n3']) n;
+SELECT chash_ring_copy('om_r', 'om_r4');
+SELECT chash_node_add('om_r4', 'n4');
+CREATE TABLE om_keys AS
+SELECT '{u' || g % 700 || '}:' || g AS k FROM generate_series(1, 20000) g
+UNION ALL SELECT 'untagged' || g FROM generate_series(1, 2000) g;
+SELECT count(*) AS pairs, sum((SELECT count(*) FROM unnest(ranges))) AS ranges,
+	   bool_and(ranges <@ int8multirange(int8range(0, 65536))) AS within_16_bits
+FROM chash.move_ranges('om_r', 'om_r4');
+SELECT count(*) AS keys_placed_otherwise
+FROM (SELECT k.k, m.from_node, m.to_node FROM om_keys k
+	  JOIN chash.move_ranges('om_r', 'om_r4') m ON chash_position('om_r', k.k) <@ m.ranges) r
+FULL JOIN chash_moved_keys('om_r', 'om_r4', 'om_keys', 'k', NULL::text) x ON x.key = r.k
+WHERE (r.from_node, r.to_node) IS DISTINCT FROM (x.from_node, x.to_node);
+SELECT count(*) AS moved FROM chash_moved_keys('om_r', 'om_r4', 'om_keys', 'k', NULL::text);
+-- the tag's part on a shard, against chash_position: keys with no tag, an
+-- empty one, an unclosed one, nested and repeated braces, multibyte text,
+-- and bytea keys
+CREATE TABLE om_tagged (k text);
+INSERT INTO om_tagged VALUES ('{}x'), ('a{b'), ('{{a}}'), ('x}{y}'), ('{'), ('é{ü}z'), (''), ('{a}{b}'),
+	('ab{}{c}'), ('}{'), ('{}}'), ('a{{}'), ('{t1}:5');
+INSERT INTO om_tagged SELECT substr(md5(g::text), 1, g % 9) || (ARRAY['{', '}', '{}', 'x'])[1 + g % 4] || substr(md5(g::text), 10, g % 5)
+FROM generate_series(1, 3000) g;
+DO $$
+DECLARE
+	shard jsonb := jsonb_build_object('ext', (SELECT quote_ident(extnamespace::regnamespace::text) FROM pg_extension WHERE extname = 'chash'),
+									  'key_hash', 'crc16', 'hash_tag', '{}', 'bytea_keys', false);
+	differ bigint;
+	differ_bytea bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM om_tagged t WHERE %s <> chash_position(''om_r'', t.k)',
+				   chash.move_hashed(shard, 't.k::pg_catalog.text')) INTO differ;
+	EXECUTE format('SELECT count(*) FROM om_tagged t WHERE %s <> chash_position(''om_r'', convert_to(t.k, ''UTF8''))',
+				   chash.move_hashed(shard || '{"bytea_keys": true}', 'convert_to(t.k, ''UTF8'')')) INTO differ_bytea;
+	RAISE NOTICE 'of % keys, % text and % bytea keys hash otherwise on a shard', (SELECT count(*) FROM om_tagged), differ, differ_bytea;
+END
+$$;
+-- a table of slots of a 64-bit key hash, or slots of no node: not online
+SELECT chash_ring_create('om_s', algorithm => 'slots');
+SELECT chash_node_add('om_s', n) FROM unnest(ARRAY['n1', 'n2']) n;
+SELECT chash_ring_copy('om_s', 'om_s3');
+SELECT chash_node_add('om_s3', 'n3');
+\set VERBOSITY default
+CALL chash_move_online('om_s', 'om_s3', 'om_users', 'k');
+SELECT chash_ring_copy('om_r', 'om_gap');
+SELECT node, slots FROM chash_slot_ranges('om_r') ORDER BY slots;
+-- slots 16,000 to 16,383 of no node
+UPDATE chash.node_config
+SET slots = CASE node WHEN 'n1' THEN '{"[0,5461)"}' WHEN 'n2' THEN '{"[5461,10923)"}' ELSE '{"[10923,16000)"}' END::int4range[]
+WHERE ring = 'om_gap';
+CALL chash_move_online('om_r', 'om_gap', 'om_users', 'k');
+\set VERBOSITY terse
+SELECT count(*) AS recorded FROM chash.online_moves;
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['om_r', 'om_r4', 'om_s', 'om_s3', 'om_gap']) r;
+DROP TABLE om_keys, om_tagged;
 DROP EXTENSION dblink;
 SELECT chash_ring_drop(r) FROM unnest(ARRAY['om_a', 'om_b', 'om_same', 'om_mod']) r;
 DROP TABLE om_users;
