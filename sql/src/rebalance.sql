@@ -41,7 +41,8 @@ BEGIN
 			   GROUP BY l.node),
 		 w AS (SELECT n.node, n.weight,
 					  coalesce((SELECT o.weight FROM chash.node_config o
-								WHERE o.ring = chash_rebalance_report.ring AND o.node = n.node), n.weight) AS share
+								WHERE o.ring = chash_rebalance_report.ring AND o.node = n.node), n.weight)
+					  * n.capacity AS share
 			   FROM chash.node_config n
 			   WHERE n.ring = into_ring AND n.state = 'active' AND n.node IN (SELECT a.node FROM a)),
 		 total AS (SELECT sum(b.load) AS load FROM b)
@@ -64,11 +65,11 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_rebalance_report(text, text, regclass, name, text) IS
-	'each node''s load (rows or bytes of a relation) on ring and on ring into_ring, and its target: the load shared as ring''s weights share it among the nodes that hold part of into_ring';
+	'each node''s load (rows or bytes of a relation) on ring and on ring into_ring, and its target: the load shared as ring''s weights times into_ring''s capacities share it among the nodes that hold part of into_ring';
 
 -- The active nodes of a ring in name order, which of them a drain empties,
--- and each one's target share of the load: its weight among the nodes that
--- keep load (0 for a drained node)
+-- and each one's target share of the load: its weight times its capacity,
+-- among the nodes that keep load (0 for a drained node)
 CREATE OR REPLACE FUNCTION chash.rebalance_nodes(ring text, drain text[],
 												 OUT names text[], OUT drained boolean[],
 												 OUT shares double precision[])
@@ -91,10 +92,10 @@ BEGIN
 			MESSAGE = format('ring "%s" would have no active node to take the load', chash.message_name(ring)),
 			HINT = 'Drain fewer nodes, or add a node to the ring first.';
 	END IF;
-	SELECT array_agg(CASE WHEN n.node = ANY (drain) THEN 0 ELSE n.weight / w.total END ORDER BY n.node)
+	SELECT array_agg(CASE WHEN n.node = ANY (drain) THEN 0 ELSE n.weight * n.capacity / w.total END ORDER BY n.node)
 	INTO shares
 	FROM chash.node_config n,
-		 (SELECT sum(m.weight) AS total FROM chash.node_config m
+		 (SELECT sum(m.weight * m.capacity) AS total FROM chash.node_config m
 		  WHERE m.ring = rebalance_nodes.ring AND m.state = 'active' AND NOT m.node = ANY (drain)) w
 	WHERE n.ring = rebalance_nodes.ring AND n.state = 'active';
 END
@@ -201,7 +202,8 @@ BEGIN
 	FROM @extschema@.chash_points(ring) WITH ORDINALITY AS p(point, node, vnode, o);
 
 	/*
-	 * One pass over the table: each distinct position with its load, in
+	 * One pass over the table (a row's bytes taken in the scan, as
+	 * chash_load takes them): each distinct position with its load, in
 	 * ring order from each unit's low end (first the positions after the
 	 * token before it, then, for the first unit, those that wrap around)
 	 */
@@ -209,7 +211,7 @@ BEGIN
 		WITH keyed AS (
 			SELECT k.p, sum(k.c) AS c
 			FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
-				  FROM %3$s t WHERE t.%4$I IS NOT NULL) k
+				  FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) k
 			GROUP BY k.p),
 		placed AS (
 			SELECT chash.position_unit($1, keyed.p) + 1 AS u, keyed.p, keyed.c FROM keyed),
@@ -311,7 +313,7 @@ BEGIN
 			-- or the position before it, where the ceiling overfills the
 			-- receiver or overspends the budget (a drained node's rows must
 			-- all go: its ceiling stands if there is none before)
-			IF lo <= last_row[k] AND ((row_upto[lo] - base > room + eps AND NOT (drained[d] AND room <= eps))
+			IF lo <= last_row[k] AND ((row_upto[lo] - base > room AND NOT (drained[d] AND room <= eps))
 									  OR (max_moved IS NOT NULL AND spent + row_upto[lo] - base > max_moved + eps))
 			   AND (lo - 1 > cut_row[k] OR NOT drained[d]) THEN
 				lo := lo - 1;
@@ -466,8 +468,10 @@ BEGIN
 	FROM chash.ring_config c WHERE c.ring = rebalance_weights.ring;
 	EXECUTE format($q$
 		SELECT array_agg(k.p), array_agg(k.c)
-		FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, sum(%2$s) AS c
-			  FROM %3$s t WHERE t.%4$I IS NOT NULL GROUP BY 1) k$q$,
+		FROM (SELECT r.p, sum(r.c) AS c
+			  FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
+					FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) r
+			  GROUP BY r.p) k$q$,
 		key_expr, CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END,
 		relation, key_column)
 	INTO positions, position_load USING ring;

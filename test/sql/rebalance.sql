@@ -56,6 +56,14 @@ SELECT sum(moved) <= 5000 AS within_budget, sum(moved) > 0 AS moved_some FROM pl
 SELECT count(*) AS changes FROM chash_rebalance('rb_rows', 'rb_again', 'skew', 'id');
 SELECT count(*) AS moved_slots FROM chash_moved_slots('rb_rows', 'rb_again');
 
+-- A node of twice the capacity is given twice the share
+SELECT chash_ring_copy('rb', 'rb_cap');
+SELECT chash_node_set('rb_cap', 'm1', capacity => 2);
+CREATE TABLE plan_cap AS SELECT * FROM chash_rebalance('rb_cap', 'rb_cap_even', 'skew', 'id');
+SELECT node, round((target / sum(target) OVER ())::numeric, 3) AS share, after / target <= 1.05 AS within
+FROM chash_rebalance_report('rb_cap', 'rb_cap_even', 'skew', 'id') ORDER BY node;
+DROP TABLE plan_cap;
+
 --
 -- Tokens rings: ranges given whole or split at the rows' own positions
 --
