@@ -356,7 +356,7 @@ BEGIN
 				MESSAGE = format('drained node "%s" keeps %s of its load', names[d], round(loads[d]::numeric, 1)),
 				DETAIL = format('The budget max_moved (%s) is spent.', max_moved);
 		ELSIF NOT drained[d] AND need > eps THEN
-			IF max_moved IS NOT NULL AND cardinality(blocked) = 0 THEN
+			IF max_moved IS NOT NULL AND max_moved - spent < need THEN
 				RAISE NOTICE USING
 					MESSAGE = format('node "%s" stays %s over its target', names[d], round(need::numeric, 1)),
 					DETAIL = format('The budget max_moved (%s) is spent.', max_moved);
