@@ -176,6 +176,14 @@ DECLARE
 	base double precision;
 	took double precision;
 	blocked integer[];
+	mine integer[];				-- the ranges of the node that gives, heaviest first
+	by_node integer[];			-- every node's, one node after another
+	node_first integer[];		-- where each node's begin in by_node
+	node_last integer[];
+	unit_no integer;
+	left_in double precision;
+	score double precision;
+	best double precision;
 	-- the pieces: a unit, its donor and receiver, the position the piece
 	-- ends at (NULL: the rest of the unit, its token with it), its load
 	pc_unit integer[] := '{}';
@@ -248,23 +256,31 @@ BEGIN
 
 	SELECT array_agg(target_peak * total * limits[i] ORDER BY i) INTO limits
 	FROM generate_series(1, cardinality(names)) i;
-	SELECT array_agg(coalesce((SELECT sum(unit_load[u]) FROM generate_series(1, n) u WHERE owner[u] = i), 0)
-					 ORDER BY i)
-	INTO loads FROM generate_series(1, cardinality(names)) i;
+	loads := chash.rebalance_loads(cardinality(names), owner, unit_load);
 	SELECT coalesce(sum(CASE WHEN draining THEN CASE WHEN drained[i] THEN loads[i] ELSE 0 END
 						ELSE greatest(0, loads[i] - limits[i]) END), 0)
 	INTO bound FROM generate_series(1, cardinality(names)) i;
 	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_before
 	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
 
+	-- every node's ranges, heaviest first, one node after another
+	SELECT coalesce(array_agg(x.u ORDER BY x.o, x.l DESC, x.u), '{}') INTO by_node
+	FROM unnest(owner, unit_load) WITH ORDINALITY AS x(o, l, u);
+	SELECT array_agg(coalesce(y.first, 1) ORDER BY i), array_agg(coalesce(y.last, 0) ORDER BY i)
+	INTO node_first, node_last
+	FROM generate_series(1, cardinality(names)) i
+	LEFT JOIN (SELECT owner[x.u] AS o, min(x.i) AS first, max(x.i) AS last
+			   FROM unnest(by_node) WITH ORDINALITY AS x(u, i) GROUP BY 1) y ON y.o = i;
 	FOR d IN SELECT i FROM generate_series(1, cardinality(names)) i
 			 WHERE CASE WHEN draining THEN drained[i] ELSE loads[i] > limits[i] + eps END
 			 ORDER BY loads[i] - limits[i] DESC, i LOOP
 		need := CASE WHEN drained[d] THEN loads[d] ELSE loads[d] - limits[d] END;
+		-- the node's ranges, heaviest first (the loops below walk this
+		-- array, never all of a ring's ranges)
+		mine := coalesce(by_node[node_first[d]:node_last[d]], '{}');
 		-- whole ranges, heaviest first, while one fits in what the node
 		-- must shed and in the room of the node with the most
-		FOR s IN SELECT u, unit_load[u] AS load FROM generate_series(1, n) u
-				 WHERE owner[u] = d ORDER BY unit_load[u] DESC, u LOOP
+		FOR s IN SELECT x.u, unit_load[x.u] AS load FROM unnest(mine) WITH ORDINALITY AS x(u, i) ORDER BY x.i LOOP
 			EXIT WHEN NOT drained[d] AND need <= eps;
 			CONTINUE WHEN NOT drained[d] AND (s.load > need OR s.load = 0);
 			CONTINUE WHEN max_moved IS NOT NULL AND spent + s.load > max_moved;
@@ -285,12 +301,20 @@ BEGIN
 		blocked := '{}';
 		LOOP
 			EXIT WHEN NOT drained[d] AND need <= eps;
-			SELECT u INTO k FROM generate_series(1, n) u
-			WHERE owner[u] = d AND NOT done[u] AND NOT u = ANY (blocked)
-			  AND (drained[d] OR unit_load[u] - coalesce(row_upto[cut_row[u]], 0) * (cut_row[u] >= first_row[u])::integer > eps)
-			ORDER BY unit_load[u] - CASE WHEN cut_row[u] >= first_row[u] THEN row_upto[cut_row[u]] ELSE 0 END < need,
-					 abs(unit_load[u] - CASE WHEN cut_row[u] >= first_row[u] THEN row_upto[cut_row[u]] ELSE 0 END - need), u
-			LIMIT 1;
+			k := NULL;
+			best := NULL;
+			FOREACH unit_no IN ARRAY mine LOOP
+				CONTINUE WHEN done[unit_no] OR unit_no = ANY (blocked);
+				left_in := unit_load[unit_no] - CASE WHEN cut_row[unit_no] >= first_row[unit_no] THEN row_upto[cut_row[unit_no]] ELSE 0 END;
+				CONTINUE WHEN NOT drained[d] AND left_in <= eps;
+				-- (a range that holds all the node must shed first, then the
+				-- closest to it)
+				score := CASE WHEN left_in >= need THEN left_in - need ELSE 1e300 + (need - left_in) END;
+				IF best IS NULL OR score < best THEN
+					best := score;
+					k := unit_no;
+				END IF;
+			END LOOP;
 			EXIT WHEN k IS NULL;
 			SELECT i INTO r FROM generate_series(1, cardinality(names)) i
 			WHERE NOT drained[i] AND i <> d ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
@@ -342,8 +366,7 @@ BEGIN
 		-- a drained node's ranges without rows go whole, to the node with
 		-- the most room
 		IF drained[d] THEN
-			FOR k IN SELECT u FROM generate_series(1, n) u WHERE owner[u] = d AND NOT done[u]
-					 AND cut_row[u] >= last_row[u] LOOP
+			FOR k IN SELECT x.u FROM unnest(mine) x(u) WHERE NOT done[x.u] AND cut_row[x.u] >= last_row[x.u] LOOP
 				SELECT i INTO r FROM generate_series(1, cardinality(names)) i
 				WHERE NOT drained[i] ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
 				pc_unit := pc_unit || k; pc_from := pc_from || d; pc_to := pc_to || r;
@@ -386,20 +409,20 @@ BEGIN
 	PERFORM @extschema@.chash_ring_copy(ring, into_ring);
 	UPDATE chash.node_config c
 	SET tokens = x.tokens
-	FROM (SELECT names[o.node] AS node, array_agg(o.p ORDER BY o.u, o.p # (-9223372036854775807 - 1)) AS tokens
-		  FROM (SELECT u, coalesce((SELECT pc_to[j] FROM generate_series(1, cardinality(pc_unit)) j
-									WHERE pc_unit[j] = u AND pc_cut[j] IS NULL), owner[u]) AS node, pos[u] AS p
-				FROM generate_series(1, n) u
+	FROM (WITH pieces AS (SELECT * FROM unnest(pc_unit, pc_to, pc_cut) AS q(u, t, cp)),
+			   rest AS (SELECT pieces.u, pieces.t FROM pieces WHERE pieces.cp IS NULL)
+		  SELECT names[o.node] AS node, array_agg(o.p ORDER BY o.u, o.p # (-9223372036854775807 - 1)) AS tokens
+		  FROM (SELECT y.u, coalesce(rest.t, y.o) AS node, y.p
+				FROM unnest(owner, pos) WITH ORDINALITY AS y(o, p, u) LEFT JOIN rest ON rest.u = y.u
 				UNION ALL
-				SELECT pc_unit[j], pc_to[j], pc_cut[j]
-				FROM generate_series(1, cardinality(pc_unit)) j WHERE pc_cut[j] IS NOT NULL) o
+				SELECT pieces.u, pieces.t, pieces.cp FROM pieces WHERE pieces.cp IS NOT NULL) o
 		  GROUP BY o.node) x
 	WHERE c.ring = into_ring AND c.node = x.node
 	  AND x.node IN (SELECT names[f] FROM unnest(pc_from) f UNION SELECT names[t] FROM unnest(pc_to) t);
 	UPDATE chash.node_config c SET state = 'down', tokens = NULL
 	WHERE c.ring = into_ring AND c.node = ANY (names) AND drained[array_position(names, c.node)]
-	  AND NOT EXISTS (SELECT FROM generate_series(1, n) u
-					  WHERE owner[u] = array_position(names, c.node) AND NOT done[u]);
+	  AND NOT EXISTS (SELECT FROM unnest(owner, done) AS y(o, gone)
+					  WHERE y.o = array_position(names, c.node) AND NOT y.gone);
 
 	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_after, spent, total, bound);
 	RETURN QUERY
