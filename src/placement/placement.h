@@ -179,6 +179,10 @@ extern void chash_ring_ownership(const ChashPlacement *ring, int replicas,
 extern void chash_ring_expected(const ChashRingSpec *spec, int replicas,
 								double *expected);
 
+/* Tokens for a new node of a "tokens" ring (placement/token_allocation.c) */
+extern int64 *chash_allocate_tokens(const ChashRingSpec *spec, int ntokens,
+									int replicas);
+
 /* Comparing two rings (placement/compare.c) */
 typedef void (*ChashRangeEmit) (void *arg, uint64 lo, uint64 hi,
 								uint32 owner_a, uint32 owner_b);

@@ -21,6 +21,9 @@ SELECT chash_ring_create('hostile_redis', profile => 'redis_cluster');
 SELECT chash_ring_create('hostile_cass', profile => 'cassandra');
 SELECT chash_ring_create('hostile_slots', profile => 'redis_cluster');
 SELECT chash_node_add('hostile_slots', 'm' || i) FROM generate_series(1, 3) i;
+SELECT chash_ring_create('hostile_tokens', algorithm => 'tokens');
+SELECT chash_node_add('hostile_tokens', 't' || i, tokens => ARRAY[i * 1000, i * 1000 + 4611686018427387904])
+FROM generate_series(1, 3) i;
 CREATE TABLE hostile_keys (k integer PRIMARY KEY);
 INSERT INTO hostile_keys SELECT generate_series(1, 100);
 CREATE ROLE regress_chash_nobody;
@@ -56,6 +59,8 @@ INSERT INTO hostile_samples VALUES
 	('ring', NULL, '''hostile_slots''', 'chash_rebalance'),
 	('ring', NULL, '''hostile_slots''', 'chash_rebalance_report'),
 	('ring', NULL, '''hostile_shards''', 'chash_shard_load'),
+	('ring', NULL, '''hostile_tokens''', 'chash_allocate_tokens'),
+	('tokens', NULL, '4', 'chash_allocate_tokens'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
 	('input', NULL, 'E''Datacenter: dc1\nAddress Rack Status State Load Owns Token\n10.0.1.1 r1 Up Normal 1 KiB ? -9000\n''',
 	 'chash.import_nodetool_ring');
