@@ -96,11 +96,13 @@ test: setup
 test-quick: setup
 	test/bin/quick.sh
 
-# the balance and placement figures of README (not part of make test)
+# the balance and placement figures of README, and chash_allocate_tokens's
+# of doc/benchmarks.md (not part of make test)
 figures: setup
 	test/bin/install.sh
 	test/bin/with-cluster.sh test/figures/balance_figures.sh
 	test/bin/with-cluster.sh test/figures/placement_figures.sh
+	test/bin/with-cluster.sh test/figures/token_allocation.sh
 
 # speed, side by side with peers (not part of make test): see README
 bench: setup

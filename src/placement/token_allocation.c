@@ -81,8 +81,15 @@
  * gaps large for good and their nodes over-owned; with it, a token is
  * owned about evenly, as Cassandra's allocator balances its tokens too.
  * Scaled by replicas^2: a token's copies span about 'replicas' gaps.
+ * Measured from 10 to 200 nodes of 8 tokens and 3 copies, the worst
+ * peak-to-mean was 1.050 at 0.06, 1.047 at 0.12, 1.054 at 0.16.  With one
+ * copy, where splitting a gap lowers its node's share at once, it matters
+ * less and less of it is better: at 8 tokens the worst was 1.066 without,
+ * 1.067 at 0.03, 1.074 at 0.12; but without it, 64 tokens a node went up
+ * to 1.11 past 78 nodes (1.009 at 0.03), their gaps split unevenly.
  */
-#define GAP_WEIGHT 0.06
+#define GAP_WEIGHT 0.12
+#define GAP_WEIGHT_ONE_COPY 0.03
 
 /*
  * A new token leaves at least this share of its gap on either side: tokens
@@ -111,6 +118,8 @@ typedef struct Allocation
 	uint32	   *node;
 	int			nnodes;			/* the ring's nodes and the new one */
 	uint32		new_node;		/* its index: the last */
+	uint32	   *node_points;	/* each node's points on the ring */
+	int			ndistinct;		/* nodes with points */
 	double	   *owned;			/* each node's share of the space */
 	double	   *target;
 	double		new_target;		/* the new node's final target */
@@ -222,23 +231,31 @@ walk_set(Allocation *al, bool x_first, uint32 s, bool insert_x, uint32 a,
 {
 	int			found = 0;
 	uint32		at = s;
+	int			want = al->replicas;
 
+	/* as many as there are: the new node and the nodes with points */
+	want = Min(want, al->ndistinct +
+			   ((x_first || insert_x) && al->node_points[al->new_node] == 0 ? 1 : 0));
 	new_stamp(al);
 	if (x_first)
 	{
 		al->mark[al->new_node] = al->stamp;
 		out[found++] = al->new_node;
 	}
-	for (uint32 step = 0; step < al->npoints && found < al->replicas; step++)
+	for (uint32 step = 0; step < al->npoints && found < want; step++)
 	{
 		uint32		n = al->node[at];
+
+		/* a node of many points in a row can make a walk long */
+		if ((step & 65535) == 65535)
+			CHECK_FOR_INTERRUPTS();
 
 		if (al->mark[n] != al->stamp)
 		{
 			al->mark[n] = al->stamp;
 			out[found++] = n;
 		}
-		if (insert_x && at == a && found < al->replicas &&
+		if (insert_x && at == a && found < want &&
 			al->mark[al->new_node] != al->stamp)
 		{
 			al->mark[al->new_node] = al->stamp;
@@ -461,7 +478,8 @@ best_distance(const Allocation *al, double len, double lo, double hi,
 	}
 	/* the gaps' balance: d^2 + (len - d)^2 replaces len^2 */
 	{
-		double		g = GAP_WEIGHT * al->replicas * al->replicas;
+		double		g = al->replicas > 1 ?
+			GAP_WEIGHT * al->replicas * al->replicas : GAP_WEIGHT_ONE_COPY;
 
 		qa += 2 * g;
 		qb -= 2 * g * len;
@@ -539,6 +557,8 @@ insert_point(Allocation *al, uint64 p)
 	al->pos[at] = p;
 	al->node[at] = al->new_node;
 	al->npoints++;
+	if (al->node_points[al->new_node]++ == 0)
+		al->ndistinct++;
 }
 
 static void
@@ -551,6 +571,8 @@ remove_point(Allocation *al, uint64 p)
 			memmove(&al->pos[i], &al->pos[i + 1], sizeof(uint64) * (al->npoints - i - 1));
 			memmove(&al->node[i], &al->node[i + 1], sizeof(uint32) * (al->npoints - i - 1));
 			al->npoints--;
+			if (--al->node_points[al->new_node] == 0)
+				al->ndistinct--;
 			return;
 		}
 	}
@@ -683,6 +705,12 @@ chash_allocate_tokens(const ChashRingSpec *spec, int ntokens, int replicas)
 	}
 	al.npoints = n;
 	pfree(points);
+	al.node_points = palloc0(sizeof(uint32) * al.nnodes);
+	for (uint32 i = 0; i < n; i++)
+	{
+		if (al.node_points[al.node[i]]++ == 0)
+			al.ndistinct++;
+	}
 
 	al.owned = palloc0(sizeof(double) * al.nnodes);
 	al.target = palloc0(sizeof(double) * al.nnodes);
@@ -752,6 +780,7 @@ chash_allocate_tokens(const ChashRingSpec *spec, int ntokens, int replicas)
 	pfree(al.owned1);
 	pfree(al.target);
 	pfree(al.owned);
+	pfree(al.node_points);
 	pfree(al.node);
 	pfree(al.pos);
 	pfree(al.taken);
