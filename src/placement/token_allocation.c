@@ -50,9 +50,9 @@
  * replicas distinct nodes; interrupts are checked.  Memory: the points.
  *
  * Cassandra's allocators (TokenAllocator, ReplicationAwareTokenAllocator)
- * work on the same idea, improving the spread of ownership token by token
- * with each candidate's change evaluated from its neighbourhood; this is
- * written from that description, with chash's lookup rules and walks.
+ * also place a new node's tokens one at a time, each where it improves the
+ * spread of replicated ownership most; this one is chash's own, over its
+ * walks and lookup rules.
  *
  *-------------------------------------------------------------------------
  */
