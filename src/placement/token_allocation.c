@@ -46,8 +46,10 @@
  * fall, so the shares spread over about an eighth of the mean and the
  * largest sits about a sixteenth above it.
  *
- * Cost: a pass over the gaps a token, each gap a walk of about 2 *
- * replicas distinct nodes; interrupts are checked.  Memory: the points.
+ * Cost: a pass over the gaps a token (three where replicas > 1), each gap
+ * a few walks of about 'replicas' distinct nodes; a walk stops once it has
+ * met every node with points, and interrupts are checked.  Memory: the
+ * points.
  *
  * Cassandra's allocators (TokenAllocator, ReplicationAwareTokenAllocator)
  * also place a new node's tokens one at a time, each where it improves the
