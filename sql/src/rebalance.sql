@@ -485,6 +485,11 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost and drain must not be null';
 	END IF;
+	IF cost NOT IN ('rows', 'bytes') THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown cost "%s"', chash.message_name(cost)),
+			HINT = 'The costs are "rows" and "bytes" (pg_column_size of each row).';
+	END IF;
 	SELECT x.names, x.drained, x.shares INTO names, drained, limits
 	FROM chash.rebalance_nodes(ring, drain) x;
 	SELECT c.algorithm, c.algorithm = 'ring' INTO algorithm, by_vnodes

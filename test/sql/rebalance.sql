@@ -171,6 +171,8 @@ SELECT * FROM chash_rebalance('rb_jump', 'rb_x', 'skew', 'id');
 SELECT * FROM chash_rebalance('nope', 'rb_x', 'skew', 'id');
 SELECT * FROM chash_rebalance('rb', 'rb_x', 'skew', 'id', target_peak => 0.9);
 SELECT * FROM chash_rebalance('rb', 'rb_x', 'skew', 'id', cost => 'disk');
+SELECT * FROM chash_rebalance('rt', 'rb_x', 'skew', 'id', cost => 'disk');
+SELECT * FROM chash_rebalance('rk', 'rb_x', 'skew', 'id', cost => 'disk');
 SELECT * FROM chash_rebalance('rb', 'rb_x', 'skew', 'id', drain => '{m9}');
 SELECT * FROM chash_rebalance('rb', 'rb_x', 'skew', 'id', drain => '{m1,m2,m3,m4,m5}');
 SELECT * FROM chash_rebalance('rb', 'rb_x', 'skew', 'id', max_moved => -1);
