@@ -103,6 +103,22 @@ $$;
 COMMENT ON FUNCTION chash.rebalance_nodes(text, text[]) IS
 	'the active nodes of a ring by name, which a drain empties, and each one''s share of the load a rebalance aims at';
 
+-- A row's cost as an expression over the row t: 1, or its size in bytes
+CREATE OR REPLACE FUNCTION chash.rebalance_cost_expr(cost text)
+	RETURNS text
+	LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF cost NOT IN ('rows', 'bytes') THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown cost "%s"', chash.message_name(cost)),
+			HINT = 'The costs are "rows" and "bytes" (pg_column_size of each row).';
+	END IF;
+	RETURN CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END;
+END
+$$;
+
 -- The summary of a plan, as its NOTICE says it
 CREATE OR REPLACE FUNCTION chash.rebalance_summary(ring text, into_ring text, cost text,
 												   peak_before double precision, peak_after double precision,
@@ -198,11 +214,6 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost and drain must not be null';
 	END IF;
-	IF cost NOT IN ('rows', 'bytes') THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('unknown cost "%s"', chash.message_name(cost)),
-			HINT = 'The costs are "rows" and "bytes" (pg_column_size of each row).';
-	END IF;
 	SELECT x.names, x.drained, x.shares INTO names, drained, limits
 	FROM chash.rebalance_nodes(ring, drain) x;
 	SELECT array_agg(p.point ORDER BY p.o), array_agg(array_position(names, p.node) ORDER BY p.o), count(*)
@@ -237,7 +248,7 @@ BEGIN
 										  ORDER BY ordered.wrapped, ordered.p # (-9223372036854775807 - 1)
 										  ROWS UNBOUNDED PRECEDING) AS upto
 			  FROM ordered) o$q$,
-		key_expr, CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END,
+		key_expr, chash.rebalance_cost_expr(cost),
 		relation, key_column)
 	INTO row_pos, row_upto, cut_row
 	USING ring, pos;
@@ -485,11 +496,6 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost and drain must not be null';
 	END IF;
-	IF cost NOT IN ('rows', 'bytes') THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('unknown cost "%s"', chash.message_name(cost)),
-			HINT = 'The costs are "rows" and "bytes" (pg_column_size of each row).';
-	END IF;
 	SELECT x.names, x.drained, x.shares INTO names, drained, limits
 	FROM chash.rebalance_nodes(ring, drain) x;
 	SELECT c.algorithm, c.algorithm = 'ring' INTO algorithm, by_vnodes
@@ -500,7 +506,7 @@ BEGIN
 			  FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
 					FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) r
 			  GROUP BY r.p) k$q$,
-		key_expr, CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END,
+		key_expr, chash.rebalance_cost_expr(cost),
 		relation, key_column)
 	INTO positions, position_load USING ring;
 	positions := coalesce(positions, '{}');
