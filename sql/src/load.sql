@@ -17,6 +17,14 @@ CREATE OR REPLACE FUNCTION chash.position_unit(ring text, key_position bigint)
 COMMENT ON FUNCTION chash.position_unit(text, bigint) IS
 	'the unit of a ring that a position, as chash_position gives it, falls in';
 
+CREATE OR REPLACE FUNCTION chash.position_replicas(ring text, key_position bigint, replicas integer,
+													distinct_zones boolean)
+	RETURNS text[]
+	AS 'MODULE_PATHNAME', 'chash_position_replicas'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash.position_replicas(text, bigint, integer, boolean) IS
+	'the first replicas nodes of a position''s preference order, as chash_lookup_n gives a key''s (distinct_zones: picked by zones first)';
+
 CREATE OR REPLACE FUNCTION chash_load(ring text, relation regclass, key_column name,
 									  cost text DEFAULT 'rows', sample double precision DEFAULT NULL)
 	RETURNS TABLE(unit integer, node text, rows double precision, bytes double precision,

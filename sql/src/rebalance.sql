@@ -11,7 +11,8 @@
 -- Each node's load before and after a change, from the same table: the
 -- figures to judge a rebalance (or any change of a ring by units) by
 CREATE OR REPLACE FUNCTION chash_rebalance_report(ring text, into_ring text, relation regclass,
-												  key_column name, cost text DEFAULT 'rows')
+												  key_column name, cost text DEFAULT 'rows',
+												  replicas integer DEFAULT 1, distinct_zones boolean DEFAULT false)
 	RETURNS TABLE(node text, weight double precision, target double precision,
 				  before double precision, after double precision)
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
@@ -24,9 +25,10 @@ DECLARE
 	e_detail text;
 	e_hint text;
 BEGIN
-	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL OR cost IS NULL THEN
+	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL OR cost IS NULL
+	   OR replicas IS NULL OR distinct_zones IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring, into_ring, relation, key_column and cost must not be null';
+			MESSAGE = 'ring, into_ring, relation, key_column, cost, replicas and distinct_zones must not be null';
 	END IF;
 	/*
 	 * The target: the load shared as ring's weights share it, among the
@@ -34,11 +36,8 @@ BEGIN
 	 * of weights changes into_ring's weights, not the shares it aims at)
 	 */
 	RETURN QUERY
-	WITH b AS (SELECT l.node, sum(l.load) AS load FROM @extschema@.chash_load(ring, relation, key_column, cost) l
-			   GROUP BY l.node),
-		 a AS (SELECT l.node, sum(l.load) AS load, count(*) AS units
-			   FROM @extschema@.chash_load(into_ring, relation, key_column, cost) l
-			   GROUP BY l.node),
+	WITH b AS (SELECT l.node, l.load FROM chash.copies_load(ring, relation, key_column, cost, replicas, distinct_zones) l),
+		 a AS (SELECT l.node, l.load FROM chash.copies_load(into_ring, relation, key_column, cost, replicas, distinct_zones) l),
 		 w AS (SELECT n.node, n.weight,
 					  coalesce((SELECT o.weight FROM chash.node_config o
 								WHERE o.ring = chash_rebalance_report.ring AND o.node = n.node), n.weight)
@@ -64,7 +63,7 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
-COMMENT ON FUNCTION chash_rebalance_report(text, text, regclass, name, text) IS
+COMMENT ON FUNCTION chash_rebalance_report(text, text, regclass, name, text, integer, boolean) IS
 	'each node''s load (rows or bytes of a relation) on ring and on ring into_ring, and its target: the load shared as ring''s weights times into_ring''s capacities share it among the nodes that hold part of into_ring';
 
 -- The active nodes of a ring in name order, which of them a drain empties,
@@ -116,6 +115,37 @@ BEGIN
 			HINT = 'The costs are "rows" and "bytes" (pg_column_size of each row).';
 	END IF;
 	RETURN CASE WHEN cost = 'rows' THEN '1::double precision' ELSE 'pg_column_size(t.*)::double precision' END;
+END
+$$;
+
+-- Each node's load on a ring: of the keys it owns, or with replicas of the
+-- copies it holds (a key's first replicas nodes, as chash_lookup_n gives
+-- them); nodes that hold nothing have no row
+CREATE OR REPLACE FUNCTION chash.copies_load(ring text, relation regclass, key_column name, cost text,
+											 replicas integer, distinct_zones boolean)
+	RETURNS TABLE(node text, load double precision)
+	LANGUAGE plpgsql STABLE STRICT PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	SET enable_nestloop = off
+	AS $$
+BEGIN
+	IF replicas = 1 AND NOT distinct_zones THEN
+		RETURN QUERY
+		SELECT l.node, sum(l.load) FROM @extschema@.chash_load(ring, relation, key_column, cost) l
+		WHERE l.load > 0 OR l.node IS NOT NULL
+		GROUP BY l.node;
+		RETURN;
+	END IF;
+	-- (a row's bytes taken in the scan, as chash_load takes them)
+	RETURN QUERY EXECUTE format($q$
+		SELECT c.node, sum(k.c)
+		FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
+			  FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) k,
+			 unnest(chash.position_replicas($1, k.p, $2, $3)) AS c(node)
+		GROUP BY c.node$q$,
+		chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column)),
+		chash.rebalance_cost_expr(cost), relation, key_column)
+	USING ring, replicas, distinct_zones;
 END
 $$;
 
@@ -458,7 +488,8 @@ COMMENT ON FUNCTION chash.rebalance_tokens(text, text, regclass, name, double pr
  */
 CREATE OR REPLACE FUNCTION chash.rebalance_weights(ring text, into_ring text, relation regclass, key_column name,
 												   target_peak double precision, cost text, drain text[],
-												   max_moved double precision)
+												   max_moved double precision, replicas integer,
+												   distinct_zones boolean)
 	RETURNS TABLE(from_node text, to_node text, slots int4multirange, tokens bigint[], units integer,
 				  moved double precision)
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -472,8 +503,11 @@ DECLARE
 	loads double precision[];
 	positions bigint[];			-- the rows' distinct positions
 	position_load double precision[];
-	owner_before integer[];		-- each position's node on ring, as an index of names
+	-- each position's copies on ring (replicas of them, one position after
+	-- another), as indexes of names; their loads
+	owner_before integer[];
 	owner_now integer[];
+	copy_load double precision[];
 	algorithm text;
 	by_vnodes boolean;
 	scale double precision;
@@ -489,12 +523,13 @@ DECLARE
 	best_moved double precision := 0;
 	draining boolean := cardinality(drain) > 0;
 	round_no integer;
+	stale integer := 0;
 	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
 BEGIN
 	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL
-	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL THEN
+	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL OR replicas IS NULL OR distinct_zones IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost and drain must not be null';
+			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost, drain, replicas and distinct_zones must not be null';
 	END IF;
 	SELECT x.names, x.drained, x.shares INTO names, drained, limits
 	FROM chash.rebalance_nodes(ring, drain) x;
@@ -512,10 +547,13 @@ BEGIN
 	positions := coalesce(positions, '{}');
 	position_load := coalesce(position_load, '{}');
 	total := coalesce((SELECT sum(x) FROM unnest(position_load) x), 0);
-	owner_before := chash.rebalance_owners(ring, names, positions);
-	SELECT array_agg(target_peak * total * limits[i] ORDER BY i) INTO limits
+	owner_before := chash.rebalance_copies(ring, names, positions, replicas, distinct_zones);
+	SELECT coalesce(array_agg(c ORDER BY i, k), '{}') INTO copy_load
+	FROM unnest(position_load) WITH ORDINALITY AS x(c, i), generate_series(1, replicas) k;
+	-- (with copies, each node's target is its share of every copy's load)
+	SELECT array_agg(target_peak * replicas * total * limits[i] ORDER BY i) INTO limits
 	FROM generate_series(1, cardinality(names)) i;
-	loads := chash.rebalance_loads(cardinality(names), owner_before, position_load);
+	loads := chash.rebalance_loads(cardinality(names), owner_before, copy_load);
 	SELECT coalesce(sum(CASE WHEN draining THEN CASE WHEN drained[i] THEN loads[i] ELSE 0 END
 						ELSE greatest(0, loads[i] - limits[i]) END), 0)
 	INTO bound FROM generate_series(1, cardinality(names)) i;
@@ -544,8 +582,9 @@ BEGIN
 		best_sizes := sizes;
 		best_peak := peak_before;
 		peak_now := peak_before;
+		-- (at most 40 rounds, and none after 8 that did no better)
 		FOR round_no IN 1 .. 40 LOOP
-			EXIT WHEN peak_now <= target_peak;
+			EXIT WHEN peak_now <= target_peak OR stale >= 8;
 			-- each node's share scaled towards its target, at most halved or
 			-- doubled a round
 			SELECT array_agg(sizes[i] * least(2, greatest(0.5, power(limits[i] / target_peak
@@ -563,7 +602,7 @@ BEGIN
 					UPDATE chash.node_config c SET weight = sizes[array_position(names, c.node)]
 					WHERE c.ring = into_ring AND c.node = ANY (names);
 				END IF;
-				owner_now := chash.rebalance_owners(into_ring, names, positions);
+				owner_now := chash.rebalance_copies(into_ring, names, positions, replicas, distinct_zones);
 			EXCEPTION WHEN invalid_parameter_value OR feature_not_supported OR check_violation THEN
 				GET STACKED DIAGNOSTICS e_message = MESSAGE_TEXT;
 				RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
@@ -572,15 +611,17 @@ BEGIN
 					DETAIL = format('The ring''s client takes no such weights: %s.', e_message),
 					HINT = 'Add or remove nodes on a copy (chash_ring_copy), and compare the load with chash_rebalance_report().';
 			END;
-			loads := chash.rebalance_loads(cardinality(names), owner_now, position_load);
+			loads := chash.rebalance_loads(cardinality(names), owner_now, copy_load);
 			SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_now
 			FROM generate_series(1, cardinality(names)) i;
-			SELECT coalesce(sum(x.c), 0) INTO moved_now
-			FROM unnest(owner_before, owner_now, position_load) x(b, a, c) WHERE x.b IS DISTINCT FROM x.a;
+			moved_now := chash.rebalance_copies_moved(owner_before, owner_now, position_load, replicas);
 			IF peak_now < best_peak AND (max_moved IS NULL OR moved_now <= max_moved) THEN
 				best_peak := peak_now;
 				best_sizes := sizes;
 				best_moved := moved_now;
+				stale := 0;
+			ELSE
+				stale := stale + 1;
 			END IF;
 		END LOOP;
 		-- the best round, or ring's own settings if no round did better
@@ -596,8 +637,8 @@ BEGIN
 			WHERE c.ring = into_ring AND c.node = ANY (names);
 		END IF;
 	END IF;
-	owner_now := chash.rebalance_owners(into_ring, names, positions);
-	loads := chash.rebalance_loads(cardinality(names), owner_now, position_load);
+	owner_now := chash.rebalance_copies(into_ring, names, positions, replicas, distinct_zones);
+	loads := chash.rebalance_loads(cardinality(names), owner_now, copy_load);
 	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_now
 	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
 	IF peak_now > target_peak AND NOT draining THEN
@@ -613,29 +654,58 @@ BEGIN
 						THEN 'With allow_tokens => true the plan can split ranges at the rows instead.'
 						ELSE 'A ring of algorithm ring or tokens can be planned to the row.' END;
 	END IF;
-	SELECT coalesce(sum(x.c), 0) INTO moved_now
-	FROM unnest(owner_before, owner_now, position_load) x(b, a, c) WHERE x.b IS DISTINCT FROM x.a;
+	moved_now := chash.rebalance_copies_moved(owner_before, owner_now, position_load, replicas);
 	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_now, moved_now, total, bound);
+	-- the copies that move, each lost copy paired with a gained one
 	RETURN QUERY
-	SELECT names[x.b], names[x.a], NULL::int4multirange, NULL::bigint[], NULL::integer, sum(x.c)
-	FROM unnest(owner_before, owner_now, position_load) x(b, a, c)
-	WHERE x.b IS DISTINCT FROM x.a
-	GROUP BY x.b, x.a ORDER BY 1, 2;
+	SELECT names[m.lost], names[m.gained], NULL::int4multirange, NULL::bigint[], NULL::integer, sum(m.c)
+	FROM generate_series(1, cardinality(positions)) i,
+		 LATERAL (SELECT owner_before[(i - 1) * replicas + 1 : i * replicas] AS b,
+						 owner_now[(i - 1) * replicas + 1 : i * replicas] AS a) s,
+		 LATERAL (SELECT l.lost, g.gained, position_load[i] AS c
+				  FROM (SELECT x AS lost, row_number() OVER (ORDER BY o) AS r
+						FROM unnest(s.b) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.a)) l
+				  JOIN (SELECT x AS gained, row_number() OVER (ORDER BY o) AS r
+						FROM unnest(s.a) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.b)) g ON g.r = l.r) m
+	GROUP BY m.lost, m.gained ORDER BY 1, 2;
 END
 $$;
-COMMENT ON FUNCTION chash.rebalance_weights(text, text, regclass, name, double precision, text, text[], double precision) IS
+COMMENT ON FUNCTION chash.rebalance_weights(text, text, regclass, name, double precision, text, text[], double precision, integer, boolean) IS
 	'chash_rebalance of a ring whose points or table come from names: each node''s vnodes (ring) or weight scaled towards its target';
 
--- The node of each position on a ring, as an index of names
-CREATE OR REPLACE FUNCTION chash.rebalance_owners(ring text, names text[], positions bigint[])
+-- The copies of each position on a ring (its first replicas nodes, as
+-- chash_lookup_n gives them), one position after another, as indexes of
+-- names
+CREATE OR REPLACE FUNCTION chash.rebalance_copies(ring text, names text[], positions bigint[],
+												  replicas integer, distinct_zones boolean)
 	RETURNS integer[]
 	LANGUAGE sql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	SET enable_nestloop = off
 	AS $$
-	SELECT coalesce(array_agg(array_position(names, u.node) ORDER BY x.i), '{}')
-	FROM unnest(positions) WITH ORDINALITY AS x(p, i)
-	JOIN chash.ring_units(ring) u ON u.unit = chash.position_unit(ring, x.p)
+	SELECT CASE WHEN replicas = 1 AND NOT distinct_zones THEN
+		(SELECT coalesce(array_agg(array_position(names, u.node) ORDER BY x.i), '{}')
+		 FROM unnest(positions) WITH ORDINALITY AS x(p, i)
+		 JOIN chash.ring_units(ring) u ON u.unit = chash.position_unit(ring, x.p))
+	ELSE
+		(SELECT coalesce(array_agg(array_position(names, c.node) ORDER BY x.i, c.k), '{}')
+		 FROM unnest(positions) WITH ORDINALITY AS x(p, i),
+			  unnest(chash.position_replicas(ring, x.p, replicas, distinct_zones)) WITH ORDINALITY AS c(node, k))
+	END
+$$;
+
+-- The load of the copies that move: each position's load for each of its
+-- copies on a node that did not hold one
+CREATE OR REPLACE FUNCTION chash.rebalance_copies_moved(before integer[], after integer[],
+														position_load double precision[], replicas integer)
+	RETURNS double precision
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT coalesce(sum(position_load[i]
+						* (SELECT count(*) FROM unnest(after[(i - 1) * replicas + 1 : i * replicas]) a
+						   WHERE NOT a = ANY (before[(i - 1) * replicas + 1 : i * replicas]))), 0)
+	FROM generate_series(1, cardinality(position_load)) i
 $$;
 
 -- Each node's load, from the owners and loads of positions
@@ -651,9 +721,12 @@ $$;
 
 /*
  * chash_rebalance: a new ring, into_ring, that evens out the relation's load.
- * Each node's target is the load times its share of the weights (0 for a
- * drained node); a node over target_peak times its target gives slots to
- * the nodes under theirs.  Donors, the most loaded first, give their
+ * It checks the arguments and plans slot rings itself; tokens rings (and
+ * rings of points with allow_tokens) go to chash.rebalance_tokens, the
+ * rest to chash.rebalance_weights.  Each node's target is the load times
+ * its share of the weights times capacities (0 for a drained node); for a
+ * slot ring, a node over target_peak times its target gives slots to the
+ * nodes under theirs.  Donors, the most loaded first, give their
  * slots heaviest first while a slot fits in what they must shed, then the
  * lightest slot that sheds the rest; each goes to the node with the most
  * room.  So each donor moves its excess and at most one slot more, and
@@ -664,7 +737,8 @@ CREATE OR REPLACE FUNCTION chash_rebalance(ring text, into_ring text, relation r
 										   target_peak double precision DEFAULT 1.05,
 										   cost text DEFAULT 'rows', drain text[] DEFAULT '{}',
 										   max_moved double precision DEFAULT NULL,
-										   allow_tokens boolean DEFAULT false)
+										   allow_tokens boolean DEFAULT false, replicas integer DEFAULT 1,
+										   distinct_zones boolean DEFAULT false)
 	RETURNS TABLE(from_node text, to_node text, slots int4multirange, tokens bigint[], units integer,
 				  moved double precision)
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -704,9 +778,10 @@ DECLARE
 	mv_load double precision[] := '{}';
 BEGIN
 	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL
-	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL OR allow_tokens IS NULL THEN
+	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL OR allow_tokens IS NULL
+	   OR replicas IS NULL OR distinct_zones IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost, drain and allow_tokens must not be null';
+			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost, drain, allow_tokens, replicas and distinct_zones must not be null';
 	END IF;
 	PERFORM chash.check_ring_privileges(into_ring, 'A rebalance', '{INSERT}', '{INSERT,UPDATE}');
 	SELECT c.algorithm INTO algorithm FROM chash.ring_config c WHERE c.ring = chash_rebalance.ring;
@@ -730,6 +805,21 @@ BEGIN
 							 chash.message_name(ring), algorithm),
 			DETAIL = 'Only rings of algorithm ring take explicit tokens; the clients of the other algorithms place their points by name.',
 			HINT = 'Leave allow_tokens false to plan the nodes'' weights.';
+	END IF;
+	IF replicas < 1 THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'replicas must be at least 1',
+			DETAIL = format('replicas is %s.', replicas);
+	END IF;
+	IF replicas > 1 AND (algorithm IN ('slots', 'tokens') OR allow_tokens) THEN
+		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+			MESSAGE = format('chash_rebalance cannot plan the copies of ring "%s"', chash.message_name(ring)),
+			DETAIL = CASE WHEN algorithm = 'slots'
+						  THEN 'A plan of slots evens out the masters; a master''s replicas hold its slots.'
+						  ELSE 'A plan of tokens evens out the owners of ranges, not the copies that follow them.' END,
+			HINT = CASE WHEN algorithm = 'ring'
+						THEN 'Plan the copies by vnodes (allow_tokens => false), or the owners with replicas => 1.'
+						ELSE 'Plan the owners with replicas => 1.' END;
 	END IF;
 	IF (algorithm = 'tokens' OR allow_tokens)
 	   AND EXISTS (SELECT FROM chash.ring_config c WHERE c.ring = chash_rebalance.ring
@@ -762,7 +852,7 @@ BEGIN
 		RETURN;
 	ELSIF algorithm <> 'slots' THEN
 		RETURN QUERY SELECT * FROM chash.rebalance_weights(ring, into_ring, relation, key_column, target_peak,
-														   cost, drain, max_moved);
+														   cost, drain, max_moved, replicas, distinct_zones);
 		RETURN;
 	END IF;
 
@@ -881,5 +971,5 @@ EXCEPTION WHEN OTHERS THEN
 	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
 END
 $$;
-COMMENT ON FUNCTION chash_rebalance(text, text, regclass, name, double precision, text, text[], double precision, boolean) IS
-	'create ring into_ring, a copy of slot ring ring whose slots even out a relation''s load (rows or bytes) to target_peak times each node''s weighted share, moving as little load as it can (within max_moved), drained nodes giving all their slots; one row a pair of nodes with the slots that move';
+COMMENT ON FUNCTION chash_rebalance(text, text, regclass, name, double precision, text, text[], double precision, boolean, integer, boolean) IS
+	'create ring into_ring, a copy of ring whose slots, tokens, vnodes or weights even out a relation''s load (rows or bytes, of the owners or, for rings planned by vnodes or weights, of their replicas copies) to target_peak times each node''s share of weight times capacity, moving as little load as it can (within max_moved), drained nodes giving all their load; one row a pair of nodes with the load that moves';

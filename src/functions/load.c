@@ -10,6 +10,8 @@
 
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
@@ -33,17 +35,10 @@ ring_with_units(FunctionCallInfo fcinfo)
 	return ring;
 }
 
-/*
- * chash.position_unit(ring, position): the unit a position (as
- * chash_position gives it) falls in
- */
-PG_FUNCTION_INFO_V1(chash_position_unit);
-
-Datum
-chash_position_unit(PG_FUNCTION_ARGS)
+/* A position as chash_position shows it, checked against the ring's key hash */
+static uint64
+position_arg(const ChashPlacement *ring, int64 value)
 {
-	const ChashPlacement *ring = ring_with_units(fcinfo);
-	int64		value = PG_GETARG_INT64(1);
 	const ChashHashFunction *key_hash = ring->spec.key_hash;
 	uint64		position = chash_position_from_int64(key_hash, value);
 
@@ -54,9 +49,62 @@ chash_position_unit(PG_FUNCTION_ARGS)
 						(long long) value, ring->spec.name),
 				 errdetail("Key hash %s gives positions of %d bits.",
 						   key_hash->name, key_hash->bits)));
+	return position;
+}
+
+/*
+ * chash.position_unit(ring, position): the unit a position (as
+ * chash_position gives it) falls in
+ */
+PG_FUNCTION_INFO_V1(chash_position_unit);
+
+Datum
+chash_position_unit(PG_FUNCTION_ARGS)
+{
+	const ChashPlacement *ring = ring_with_units(fcinfo);
+	uint64		position = position_arg(ring, PG_GETARG_INT64(1));
+
 	if (chash_placement_nunits(ring) == 0)
 		chash_error_no_active_nodes(ring);
 	PG_RETURN_INT32((int32) chash_placement_unit(ring, position));
+}
+
+/*
+ * chash.position_replicas(ring, position, n, distinct_zones): the first n
+ * nodes of a position's preference order, as chash_lookup_n gives a key's
+ * (what a rebalance counts a copy's load by)
+ */
+PG_FUNCTION_INFO_V1(chash_position_replicas);
+
+Datum
+chash_position_replicas(PG_FUNCTION_ARGS)
+{
+	const ChashPlacement *ring = ring_with_units(fcinfo);
+	uint64		position = position_arg(ring, PG_GETARG_INT64(1));
+	int32		n = PG_GETARG_INT32(2);
+	bool		distinct_zones = PG_GETARG_BOOL(3);
+	uint32	   *order;
+	Datum	   *nodes;
+	ArrayType  *result;
+
+	if (ring->nactive == 0)
+		chash_error_no_active_nodes(ring);
+	if (n < 1 || n > ring->nactive)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("replicas must be between 1 and the number of active nodes (%d)",
+						ring->nactive),
+				 errdetail("replicas is %d.", n)));
+	order = palloc(sizeof(uint32) * n);
+	if (distinct_zones)
+		chash_placement_preference_zones(ring, position, order, n);
+	else
+		chash_placement_preference(ring, position, order, n);
+	nodes = palloc(sizeof(Datum) * n);
+	for (int i = 0; i < n; i++)
+		nodes[i] = PointerGetDatum(chash_node_text(ring, order[i]));
+	result = construct_array(nodes, n, TEXTOID, -1, false, TYPALIGN_INT);
+	PG_RETURN_ARRAYTYPE_P(result);
 }
 
 /*

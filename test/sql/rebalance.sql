@@ -156,6 +156,36 @@ SELECT chash_ring_create('rs', profile => 'spymemcached');
 SELECT chash_node_add('rs', '10.0.0.' || i || ':11211') FROM generate_series(1, 3) i;
 SELECT * FROM chash_rebalance('rs', 'rs_w', 'tenants', 'tenant');
 
+--
+-- Copies: with replicas, a ring of points is planned by the load of the
+-- copies each node holds (chash_lookup_n's), here spread over zones
+--
+SELECT chash_ring_create('rz');
+SELECT chash_node_add('rz', 'z' || i, zone => 'zone' || i % 3) FROM generate_series(1, 6) i;
+CREATE TABLE plan_copies AS
+SELECT * FROM chash_rebalance('rz', 'rz_copies', 'tenants', 'tenant', replicas => 3,
+							  distinct_zones => true);
+CREATE TABLE report_copies AS
+SELECT * FROM chash_rebalance_report('rz', 'rz_copies', 'tenants', 'tenant', replicas => 3, distinct_zones => true);
+-- the report's figures are the copies chash_lookup_n gives, counted row by
+-- row on both rings; the plan's moved copies are those that changed node
+CREATE TABLE copies AS
+SELECT chash_lookup_n('rz', tenant, 3, true) AS before, chash_lookup_n('rz_copies', tenant, 3, true) AS after
+FROM tenants;
+SELECT max(after / target) < max(before / target) AS more_even,
+	   bool_and(before = (SELECT count(*) FROM copies, unnest(copies.before) c WHERE c = r.node)) AS before_counted,
+	   bool_and(after = (SELECT count(*) FROM copies, unnest(copies.after) c WHERE c = r.node)) AS after_counted,
+	   (SELECT sum(moved) FROM plan_copies) =
+	   (SELECT count(*) FROM copies, unnest(copies.after) c WHERE NOT c = ANY (copies.before)) AS moved_copies_agree
+FROM report_copies r;
+-- copies are planned by vnodes and weights only
+SELECT * FROM chash_rebalance('rt', 'rb_x', 'tenants', 'tenant', replicas => 2);
+SELECT * FROM chash_rebalance('rv', 'rb_x', 'tenants', 'tenant', replicas => 2, allow_tokens => true);
+SELECT * FROM chash_rebalance('rb', 'rb_x', 'tenants', 'tenant', replicas => 2);
+SELECT * FROM chash_rebalance('rz', 'rb_x', 'tenants', 'tenant', replicas => 0);
+SELECT * FROM chash_rebalance('rz', 'rb_x', 'tenants', 'tenant', replicas => 7);
+DROP TABLE plan_copies, report_copies, copies;
+
 -- Refusals, with nothing made
 SELECT chash_ring_create('rb_ring');
 SELECT chash_node_add('rb_ring', 'a');
@@ -190,4 +220,4 @@ SELECT count(chash_ring_drop(ring)) FROM chash.ring_config WHERE ring LIKE 'rb%'
 DROP TABLE plan_tokens, report_tokens, plan_tokens_bytes, plan_tokens_drain, plan_points, plan_vnodes,
 	plan_weights, tenants;
 SELECT count(chash_ring_drop(ring)) FROM chash.ring_config
-WHERE ring LIKE 'rt%' OR ring LIKE 'rv%' OR ring LIKE 'rk%' OR ring LIKE 'rm%' OR ring LIKE 'rs%';
+WHERE ring LIKE 'rt%' OR ring LIKE 'rv%' OR ring LIKE 'rk%' OR ring LIKE 'rm%' OR ring LIKE 'rs%' OR ring LIKE 'rz%';
