@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Drive a real Redis Cluster on loopback (Debian redis-server, redis-tools).
 
-    redis_cluster.py start DIR MASTERS
+    redis_cluster.py start DIR MASTERS [SLOT_COUNTS]
     redis_cluster.py nodes DIR
     redis_cluster.py shards|shards_resp2 DIR
     redis_cluster.py keyslots DIR KEYS > SLOTS
@@ -22,7 +22,10 @@ is made by "redis-cli --cluster create 127.0.0.1:P1 ... --cluster-replicas
 0 --cluster-yes" (all on one IP, so the masters are in command-line order).
 redis-cli refuses fewer than 3 masters; for 1 or 2 the cluster is made by
 hand as redis-cli would split it (CLUSTER ADDSLOTSRANGE by the same float
-cursor, distinct config epochs, CLUSTER MEET).  Every server has
+cursor, distinct config epochs, CLUSTER MEET).  With SLOT_COUNTS (one
+count a master, comma-separated, adding up to 16384) the cluster is made
+so by hand for any number of masters: master i gets the next SLOT_COUNTS[i]
+slots, in order, as if redis-cli had created it and then resharded.  Every server has
 cluster-announce-ip 127.0.0.1: else a lone master, never met by another,
 names itself ":PORT@CPORT" and has an empty IP in CLUSTER SLOTS.
 DIR/ports gets the ports, one a line, in command-line order; the servers
@@ -661,12 +664,25 @@ def create_split(m):
     return out
 
 
-def create_by_hand(ports):
-    """What redis-cli --cluster create does, for 1 or 2 masters."""
-    for i, (port, (a, b)) in enumerate(zip(ports, create_split(len(ports)))):
+def counts_split(counts):
+    """[(first, last)] per master of contiguous ranges of those sizes"""
+    first, out = 0, []
+    for n in counts:
+        out.append((first, first + n - 1))
+        first += n
+    return out
+
+
+def create_by_hand(ports, split=None):
+    """What redis-cli --cluster create does, for 1 or 2 masters; or with
+    split, [(first, last)] per master, those ranges (none if last <
+    first)."""
+    split = split or create_split(len(ports))
+    for i, (port, (a, b)) in enumerate(zip(ports, split)):
         c = Conn(port)
         try:
-            c.ok("CLUSTER", "ADDSLOTSRANGE", a, b)
+            if b >= a:
+                c.ok("CLUSTER", "ADDSLOTSRANGE", a, b)
             c.ok("CLUSTER", "SET-CONFIG-EPOCH", i + 1)
         finally:
             c.close()
@@ -681,13 +697,23 @@ def slot_map_changes(before, after):
 # ---------------------------------------------------------------- commands
 
 
-def cmd_start(d, masters):
+def cmd_start(d, masters, counts=None):
     try:
         m = int(masters)
     except ValueError:
         die(f"MASTERS must be an integer, not {masters!r}")
     if not 1 <= m <= MAX_MASTERS:
         die(f"MASTERS must be 1 to {MAX_MASTERS}, not {m}")
+    split = None
+    if counts is not None:
+        try:
+            n = [int(x) for x in counts.split(",")]
+        except ValueError:
+            die(f"bad SLOT_COUNTS {counts!r}")
+        if len(n) != m or min(n) < 0 or sum(n) != SLOTS:
+            die(f"SLOT_COUNTS must be {m} counts of at least 0 that add "
+                f"up to {SLOTS}, not {counts!r}")
+        split = counts_split(n)
     os.makedirs(d, exist_ok=True)
     if os.path.exists(os.path.join(d, "ports")):
         die(f"{d}/ports exists: a cluster was already started there")
@@ -695,7 +721,9 @@ def cmd_start(d, masters):
     try:
         ports = start_servers(d, m, set())
         write_ports(d, ports)
-        if m >= 3:
+        if split is not None:
+            create_by_hand(ports, split)
+        elif m >= 3:
             redis_cli(d, ["--cluster", "create"]
                       + [f"{HOST}:{p}" for p in ports]
                       + ["--cluster-replicas", "0", "--cluster-yes"])
@@ -891,6 +919,9 @@ def main(argv):
     try:
         if name == "rebalance":
             cmd_rebalance(d, rest)
+            return
+        if name == "start" and len(rest) == 2:
+            cmd_start(d, *rest)
             return
         if name not in COMMANDS or len(rest) + 1 != COMMANDS[name][1]:
             sys.exit("usage:\n" + __doc__.split("\n\n")[1])
