@@ -509,6 +509,61 @@ INSERT INTO bench.results VALUES
 	'Best of 3.  pymemcache''s RendezvousHash hashes the node''s name and the whole key once a node, so a lookup costs nodes x key bytes, as the same hashes from SQL do; it checks for cancel by the bytes hashed (a 200 MB key on 100 nodes stops within about 0.1 s of statement_timeout), where 1.4 before its fix ran 41 s past a 2-s timeout.');
 SQL
 
+# --- figure 14: planning a rebalance of 16,384 slots --------------------------
+progress "figure 14: chash_rebalance of a 16,384-slot ring, 200,000 rows, against chash_load alone"
+fig14=$(pq -At -F' ' <<'SQL'
+SET client_min_messages = warning;
+-- 5 masters holding the slots, a 6th added empty
+SELECT chash_ring_create('slots6', profile => 'redis_cluster');
+SELECT count(chash_node_add('slots6', 'm' || i)) FROM generate_series(1, 6) i;
+UPDATE chash.node_config
+SET slots = CASE WHEN node = 'm6' THEN '{}'
+				 ELSE ARRAY[int4range((substr(node, 2)::int - 1) * 16384 / 5, substr(node, 2)::int * 16384 / 5)] END
+WHERE ring = 'slots6';
+-- skewed: 3 in 4 rows in 1,000 tenants' hash tags, log-uniform (Zipf-like),
+-- values of 16 B to 2 KiB; flat: one key a row
+CREATE TABLE bench.tenants AS
+SELECT CASE WHEN g % 4 = 0 THEN 'obj:' || g
+			ELSE '{tenant' || floor(exp(random() * ln(1000)))::int || '}:' || g END AS key,
+	   repeat('x', (16 * 2 ^ (random() * 7))::int) AS value
+FROM generate_series(1, 200000) g;
+CREATE TABLE bench.flat AS SELECT 'key:' || g AS key FROM generate_series(1, 200000) g;
+VACUUM ANALYZE bench.tenants, bench.flat;
+-- best of 3 of chash_load and of chash_rebalance (which reads the same
+-- load, then plans and creates its ring), interleaved; the slots moved
+CREATE FUNCTION bench.rebalance(rel regclass, OUT load_ms float8, OUT rebalance_ms float8, OUT units bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM count(*) FROM chash_load('slots6', rel, 'key');
+	FOR i IN 1 .. 3 LOOP
+		load_ms := least(load_ms, bench.timed(format($q$SELECT count(*) FROM chash_load('slots6', %L, 'key')$q$, rel)));
+		rebalance_ms := least(rebalance_ms, bench.timed(format(
+			$q$SELECT count(*) FROM chash_rebalance('slots6', 'slots6_into', %L, 'key')$q$, rel)));
+		SELECT sum(upper(m.slots) - lower(m.slots)) INTO units FROM chash_moved_slots('slots6', 'slots6_into') m;
+		PERFORM chash_ring_drop('slots6_into');
+	END LOOP;
+END
+$$;
+SELECT * FROM bench.rebalance('bench.tenants');
+SELECT * FROM bench.rebalance('bench.flat');
+SQL
+)
+read -r t_load t_rebalance t_units flat_load flat_rebalance flat_units <<<"$(tail -n 2 <<<"$fig14" | tr '\n' ' ')"
+[ -n "$flat_units" ] || { echo "bench: figure 14 has no times: $fig14" >&2; exit 1; }
+
+pq -v tl="$t_load" -v tr="$t_rebalance" -v tu="$t_units" -v fl="$flat_load" -v fr="$flat_rebalance" -v fu="$flat_units" <<'SQL'
+INSERT INTO bench.results VALUES
+(14, '14 rebalance planning, 16,384 slots, 200,000 skewed rows: plan (rebalance - load) vs chash_load',
+	bench.num(:tr - :tl) || ' ms', bench.num(:tl) || ' ms', bench.num((:tr - :tl) / :tl, 2),
+	'chash <= 1000 ms', bench.yn(:tr - :tl <= 1000),
+	format('A redis_cluster ring of 5 masters holding the slots and a 6th added empty; 200,000 rows, 3 in 4 in 1,000 tenants'' hash tags ({tenantN}:i, log-uniform), values of 16 B to 2 KiB.  chash_rebalance(ring, into, table, key) reads chash_load, plans, creates its ring: its time less chash_load''s alone is the planning.  Best of 3 each, interleaved; %s slots moved.',
+		   :tu)),
+(14.1, '14b the same, 200,000 keys spread evenly over the slots',
+	bench.num(:fr - :fl) || ' ms', bench.num(:fl) || ' ms', bench.num((:fr - :fl) / :fl, 2),
+	'chash <= 1000 ms', bench.yn(:fr - :fl <= 1000),
+	format('As 14, on keys key:1 ... key:200000: every slot holds about 12 rows, so the plan moves many small slots to the new master (%s slots moved).', :fu));
+SQL
+
 # --- figures 8 and 9, C side: libmemcached, and chash's core outside the server
 # Figure 9 links chash's pure code (test/bin/pure-code.sh: the objects
 # test/bin/install.sh built)
