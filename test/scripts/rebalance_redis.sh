@@ -32,12 +32,15 @@
 #     and (by rows) each master's keys are chash_rebalance_report()'s
 # Scenarios: out, scale-out (4 masters with the keys, a 5th added empty);
 # uneven, 5 masters of 6277, 277, 3277, 3277 and 3276 slots (as after a
-# reshard of 3,000 slots); retire, 5 masters, the 5th emptied: redis-cli's
-# --cluster-weight of 0 against chash's drain (slot rings have no other
-# weights).  Then equal data per slot: one key of 64 bytes in each of the
-# 16,384 slots of an uneven cluster; chash_rebalance with target_peak 1,
-# carried out on the real cluster, must give each master its share of the
-# slots to within one slot: equal shares, then master 5 drained.
+# reshard of 3,000 slots), the 3rd of weight 2 (redis-cli's
+# --cluster-weight, chash's capacity); retire, 5 masters, the 5th emptied:
+# redis-cli's --cluster-weight of 0 against chash's drain.  Then equal data
+# per slot: one key of 64 bytes in each of the 16,384 slots of an uneven
+# cluster; chash_rebalance with target_peak 1 must give each master its
+# share of the slots to within one slot: equal shares (carried out on the
+# real cluster and checked there too), then from there weights
+# (capacities) 1 to 5, then master 5 drained (planned only: the clusters
+# above check plans carried out).
 #
 # Prints each figure, one line a check ("ok" or "FAILED"), and
 # "N checks, M failed".  Any step that fails, fails the suite.
@@ -58,15 +61,22 @@ clusters=()
 # the CPU time (utime + stime) of the redis-server processes, added up
 # before each is stopped, in clock ticks
 server_ticks=0
+# stop_cluster NAME: stop one cluster as soon as it is measured (idle
+# cluster nodes still spend CPU on their cluster bus)
+stop_cluster() {
+	local f t
+	for f in "$work/$1"/node-*/pid; do
+		[ -e "$f" ] || continue
+		t=$(awk '{ print $14 + $15 }' "/proc/$(cat "$f")/stat" 2>/dev/null) || continue
+		server_ticks=$((server_ticks + t))
+	done
+	$py "$compat/redis_cluster.py" stop "$work/$1" >/dev/null 2>&1 || true
+	rm -f "$work/$1/ports"
+}
 stop_clusters() {
-	local c f t
+	local c
 	for c in "${clusters[@]}"; do
-		for f in "$c"/node-*/pid; do
-			[ -e "$f" ] || continue
-			t=$(awk '{ print $14 + $15 }' "/proc/$(cat "$f")/stat" 2>/dev/null) || continue
-			server_ticks=$((server_ticks + t))
-		done
-		$py "$compat/redis_cluster.py" stop "$c" >/dev/null 2>&1 || true
+		[ ! -e "$c/ports" ] || stop_cluster "$(basename "$c")"
 	done
 	clusters=()
 }
@@ -200,12 +210,16 @@ ANALYZE placed, slot_map;
 SQL
 }
 
-# import_ring NAME RING: a ring of the cluster's CLUSTER NODES
+# import_ring NAME RING: a ring of the cluster's CLUSTER NODES, each
+# master's weight its capacity (a weight of 0 is a drain, given to
+# chash_rebalance)
 import_ring() {
 	$py "$compat/redis_cluster.py" nodes "$work/$1" >"$work/$1.nodes"
 	psql_db -v c="$1" -v r="$2" -v nodes="$(cat "$work/$1.nodes")" <<'SQL'
 SELECT chash_ring_create(:'r', profile => 'redis_cluster') \g /dev/null
 SELECT chash_ring_import(:'r', 'redis_cluster_nodes', :'nodes') \g /dev/null
+SELECT chash_node_set(:'r', master, capacity => weight) FROM masters
+WHERE cluster = :'c' AND weight > 0 AND weight <> 1 \g /dev/null
 SQL
 }
 
@@ -293,6 +307,7 @@ chash_run() {
 												drain => array_remove(ARRAY['$drain'], ''))" >/dev/null
 	carry_out "$name" "$name" "${name}_into"
 	snapshot "$name" after
+	stop_cluster "$name"
 	figures "$scenario" "$name" "$plan"
 	agrees "$name" "$name" "${name}_into" "$cost"
 }
@@ -306,6 +321,7 @@ cli_run() {
 	[ $# -eq 0 ] || plan="$plan --cluster-weight (by index) $*"
 	$py "$compat/redis_cluster.py" rebalance "$work/$name" --threshold 2 "$@" >/dev/null
 	snapshot "$name" after
+	stop_cluster "$name"
 	figures "$scenario" "$name" "$plan"
 }
 
@@ -349,18 +365,20 @@ compare() {
 		(SELECT x.keys_moved <= y.keys_moved FROM result x, result y WHERE x.cluster = '$b' AND y.cluster = '$c')"
 }
 
-# scenario SCENARIO MASTERS [SLOT_COUNTS] -- [DRAIN_INDEX]: the three
-# clusters, their rebalances, and the comparison
+# [weights="INDEX=WEIGHT ..."] scenario SCENARIO MASTERS [SLOT_COUNTS
+# [DRAIN_INDEX]]: the three clusters, their rebalances (redis-cli with
+# --cluster-weight of each weight, and of 0 for the drained master; chash
+# with each weight as the master's capacity), and the comparison
 scenario() {
 	local s=$1 v
 	prepare "$1" "$2" "${3:-}"
 	for v in cli rows bytes; do
-		register "${s}_$v" ${4:+$4=0}
+		register "${s}_$v" ${4:+$4=0} ${weights:-}
 		snapshot "${s}_$v" before
 	done
 	same_start "${s}_cli" "${s}_rows"
 	same_start "${s}_cli" "${s}_bytes"
-	cli_run "$s" "${s}_cli" ${4:+$4=0}
+	cli_run "$s" "${s}_cli" ${4:+$4=0} ${weights:-}
 	chash_run "$s" "${s}_rows" rows ${4:-}
 	chash_run "$s" "${s}_bytes" bytes ${4:-}
 	compare "$s"
@@ -379,8 +397,9 @@ scenario() {
 t0=$EPOCHSECONDS
 # scale-out: 4 masters with the keys, a 5th added empty
 scenario out 4+1
-# 5 masters, made uneven in slots (as by a reshard of 3,000 slots)
-scenario uneven 5 6277,277,3277,3277,3276
+# 5 masters, made uneven in slots (as by a reshard of 3,000 slots); the
+# 3rd of weight 2
+weights="3=2" scenario uneven 5 6277,277,3277,3277,3276
 # a master retired: redis-cli --cluster-weight INDEX=0, chash's drain
 scenario retire 5 "" 5
 
@@ -408,24 +427,27 @@ register eq
 snapshot eq before "$work/eq.keys"
 import_ring eq eq0
 
-# within_one NAME PHASE RING DRAIN_INDEX: each master's slots, in the ring
-# and in the real cluster, within one slot of its share (16384 / masters
-# not drained; 0 for the drained one)
+# within_one NAME PHASE RING W1,W2,W3,W4,W5: each master's slots in the
+# ring, and in the real cluster's snapshot PHASE unless PHASE is "-",
+# within one slot of its share: 16384 times its weight over the weights'
+# sum
 within_one() {
-	local cond="
-		WITH m AS (SELECT master, idx, CASE WHEN idx = $4 THEN 0 ELSE 1 END AS weight
-				   FROM masters WHERE cluster = '$1'),
-			 ideal AS (SELECT master, 16384.0 * weight / sum(weight) OVER () AS ideal FROM m),
-			 ring AS (SELECT node AS master, sum(upper(slots) - lower(slots)) AS n
+	local ideal="16384.0 * (ARRAY[$4])[m.idx] / (SELECT sum(w) FROM unnest(ARRAY[$4]) w)"
+	local where="ring '$3'"
+	[ "$2" = - ] || where="$where and the cluster"
+	check "$1: each master's slots, in $where, within one of its share (weights $4): $(sql -c "
+		SELECT string_agg(coalesce(n, 0) || ' (' || round($ideal, 1) || ')', ' ' ORDER BY idx) FROM masters m
+		LEFT JOIN (SELECT node AS master, sum(upper(slots) - lower(slots)) AS n
+				   FROM chash_slot_ranges('$3') GROUP BY node) r
+		USING (master) WHERE m.cluster = '$1'")" "
+		WITH ring AS (SELECT node AS master, sum(upper(slots) - lower(slots)) AS n
 					  FROM chash_slot_ranges('$3') GROUP BY node),
 			 real AS (SELECT master, count(*) AS n FROM slot_map WHERE cluster = '$1' AND phase = '$2' GROUP BY master)
-		SELECT bool_and(abs(coalesce(ring.n, 0) - ideal.ideal) <= 1 AND abs(coalesce(real.n, 0) - ideal.ideal) <= 1)
+		SELECT bool_and(abs(coalesce(ring.n, 0) - $ideal) <= 1
+						AND ('$2' = '-' OR abs(coalesce(real.n, 0) - $ideal) <= 1))
 			   AND count(*) = 5
-		FROM ideal LEFT JOIN ring USING (master) LEFT JOIN real USING (master)"
-	check "$1 $2: each master's slots within one of its share: $(sql -c "
-		SELECT string_agg(n::text, ' ' ORDER BY idx) FROM masters m
-		LEFT JOIN (SELECT master, count(*) AS n FROM slot_map WHERE cluster = '$1' AND phase = '$2' GROUP BY master) r
-		USING (master) WHERE m.cluster = '$1'") (ideal $(sql -c "SELECT round(16384.0 / (5 - ($4 > 0)::int), 1)"))" "$cond"
+		FROM masters m LEFT JOIN ring USING (master) LEFT JOIN real USING (master)
+		WHERE m.cluster = '$1'"
 }
 
 # equal weights
@@ -433,14 +455,16 @@ sql -c "SELECT count(*) FROM chash_rebalance('eq0', 'eq1', 'eqkv', 'key', target
 carry_out eq eq0 eq1
 snapshot eq after1 "$work/eq.keys"
 agrees eq eq0 eq1 rows before after1 eqkv 16384
-within_one eq after1 eq1 0
-# master 5 of weight 0: drained
+within_one eq after1 eq1 1,1,1,1,1
+# weights 1 to 5: the masters' capacities
+sql -c "SELECT chash_ring_copy('eq1', 'eq1w');
+		SELECT chash_node_set('eq1w', master, capacity => idx) FROM masters WHERE cluster = 'eq'" >/dev/null
+sql -c "SELECT count(*) FROM chash_rebalance('eq1w', 'eq2', 'eqkv', 'key', target_peak => 1)" >/dev/null
+within_one eq - eq2 1,2,3,4,5
+# master 5 drained (weight 0), the others keeping 1 to 4
 m5=$(sql -c "SELECT master FROM masters WHERE cluster = 'eq' AND idx = 5")
-sql -c "SELECT count(*) FROM chash_rebalance('eq1', 'eq2', 'eqkv', 'key', target_peak => 1, drain => ARRAY['$m5'])" >/dev/null
-carry_out eq eq1 eq2
-snapshot eq after2 "$work/eq.keys"
-agrees eq eq1 eq2 rows after1 after2 eqkv 16384
-within_one eq after2 eq2 5
+sql -c "SELECT count(*) FROM chash_rebalance('eq2', 'eq3', 'eqkv', 'key', target_peak => 1, drain => ARRAY['$m5'])" >/dev/null
+within_one eq - eq3 1,2,3,4,0
 stop_clusters
 
 echo
