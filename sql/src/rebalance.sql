@@ -720,6 +720,216 @@ CREATE OR REPLACE FUNCTION chash.rebalance_loads(nodes integer, owners integer[]
 $$;
 
 /*
+ * Rebalancing the copies of a ring of tokens (replicas above 1): a copy of
+ * a key leaves a node only when another node comes before it in the key's
+ * preference order.  So each round takes the node with the most load over
+ * its limit, finds the ranges in which it holds the last copy and the node
+ * with the most room holds none, and gives the low part of such a range
+ * (cut at the rows, holding what the first must shed or the second can
+ * take) to the second, as a new token: the second then comes first there
+ * and the first drops out.  Each change is checked by placing the rows'
+ * positions again, and kept only if the peak falls; at most 200 rounds.
+ * A drained node gives its tokens to the node with the most room first.
+ */
+CREATE OR REPLACE FUNCTION chash.rebalance_token_copies(ring text, into_ring text, relation regclass,
+														key_column name, target_peak double precision,
+														cost text, drain text[], max_moved double precision,
+														replicas integer, distinct_zones boolean)
+	RETURNS TABLE(from_node text, to_node text, slots int4multirange, tokens bigint[], units integer,
+				  moved double precision)
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	SET enable_nestloop = off
+	AS $$
+DECLARE
+	names text[];
+	drained boolean[];
+	limits double precision[];
+	loads double precision[];
+	try_loads double precision[];
+	positions bigint[];
+	position_load double precision[];
+	copy_load double precision[];
+	owner_before integer[];
+	owner_now integer[];
+	owner_try integer[];
+	total double precision;
+	bound double precision;
+	peak_before double precision;
+	peak_now double precision;
+	peak_try double precision;
+	moved_try double precision;
+	draining boolean := cardinality(drain) > 0;
+	round_no integer;
+	d integer;
+	r integer;
+	cand record;
+	kept boolean;
+	cut bigint;
+	want double precision;
+	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
+	min64 constant bigint := -9223372036854775807 - 1;
+BEGIN
+	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL
+	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL OR replicas IS NULL OR distinct_zones IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring, into_ring, relation, key_column, target_peak, cost, drain, replicas and distinct_zones must not be null';
+	END IF;
+	SELECT x.names, x.drained, x.shares INTO names, drained, limits
+	FROM chash.rebalance_nodes(ring, drain) x;
+	EXECUTE format($q$
+		SELECT array_agg(k.p ORDER BY k.p # (-9223372036854775807 - 1)),
+			   array_agg(k.c ORDER BY k.p # (-9223372036854775807 - 1))
+		FROM (SELECT r.p, sum(r.c) AS c
+			  FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
+					FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) r
+			  GROUP BY r.p) k$q$,
+		key_expr, chash.rebalance_cost_expr(cost), relation, key_column)
+	INTO positions, position_load USING ring;
+	positions := coalesce(positions, '{}');
+	position_load := coalesce(position_load, '{}');
+	total := coalesce((SELECT sum(x) FROM unnest(position_load) x), 0);
+	SELECT coalesce(array_agg(c ORDER BY i, k), '{}') INTO copy_load
+	FROM unnest(position_load) WITH ORDINALITY AS x(c, i), generate_series(1, replicas) k;
+	SELECT array_agg(target_peak * replicas * total * limits[i] ORDER BY i) INTO limits
+	FROM generate_series(1, cardinality(names)) i;
+
+	-- the copy, its nodes of points made tokens
+	PERFORM @extschema@.chash_ring_copy(ring, into_ring);
+	UPDATE chash.node_config c
+	SET tokens = (SELECT array_agg(p.point ORDER BY p.point # min64) FROM @extschema@.chash_points(rebalance_token_copies.ring) p
+				  WHERE p.node = c.node)
+	WHERE c.ring = into_ring AND c.state = 'active' AND c.tokens IS NULL;
+	owner_before := chash.rebalance_copies(into_ring, names, positions, replicas, distinct_zones);
+	owner_now := owner_before;
+	loads := chash.rebalance_loads(cardinality(names), owner_now, copy_load);
+	SELECT coalesce(sum(CASE WHEN draining THEN CASE WHEN drained[i] THEN loads[i] ELSE 0 END
+						ELSE greatest(0, loads[i] - limits[i]) END), 0)
+	INTO bound FROM generate_series(1, cardinality(names)) i;
+	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_before
+	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
+
+	IF draining THEN
+		-- each drained node's tokens to the node with the most room, then
+		-- the node is down
+		FOR d IN SELECT i FROM generate_series(1, cardinality(names)) i WHERE drained[i] LOOP
+			FOR cut IN SELECT unnest(c.tokens) FROM chash.node_config c
+					   WHERE c.ring = into_ring AND c.node = names[d] LOOP
+				SELECT i INTO r FROM generate_series(1, cardinality(names)) i
+				WHERE NOT drained[i] ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
+				UPDATE chash.node_config c SET tokens = c.tokens || cut
+				WHERE c.ring = into_ring AND c.node = names[r];
+				loads[r] := loads[r] + 1;	-- (spread them; the loads are counted below)
+			END LOOP;
+			UPDATE chash.node_config c SET state = 'down', tokens = NULL
+			WHERE c.ring = into_ring AND c.node = names[d];
+		END LOOP;
+		owner_now := chash.rebalance_copies(into_ring, names, positions, replicas, distinct_zones);
+		loads := chash.rebalance_loads(cardinality(names), owner_now, copy_load);
+	ELSE
+		peak_now := peak_before;
+		FOR round_no IN 1 .. 200 LOOP
+			EXIT WHEN peak_now <= target_peak;
+			SELECT i INTO d FROM generate_series(1, cardinality(names)) i
+			ORDER BY loads[i] / limits[i] DESC, i LIMIT 1;
+			kept := false;
+			-- the receivers, the most room first, and in each the ranges
+			-- where d holds the last copy and the receiver none, heaviest
+			-- first
+			FOR cand IN
+				WITH pts AS (
+					SELECT p.point, p.node, p.o,
+						   lag(p.point) OVER (ORDER BY p.o) AS prev
+					FROM @extschema@.chash_points(into_ring) WITH ORDINALITY AS p(point, node, vnode, o)),
+				arcs AS (
+					SELECT pts.point, coalesce(pts.prev, (SELECT max(x.point # min64) # min64 FROM pts x)) AS prev,
+						   chash.position_replicas(into_ring, pts.point, replicas, distinct_zones) AS copies
+					FROM pts),
+				receivers AS (
+					SELECT i AS r FROM generate_series(1, cardinality(names)) i
+					WHERE NOT drained[i] AND i <> d AND loads[i] < limits[i]
+					ORDER BY limits[i] - loads[i] DESC, i LIMIT 3)
+				SELECT receivers.r, arcs.point, arcs.prev
+				FROM arcs, receivers
+				WHERE arcs.copies[replicas] = names[d] AND NOT names[receivers.r] = ANY (arcs.copies)
+				ORDER BY limits[receivers.r] - loads[receivers.r] DESC, receivers.r, arcs.point # min64
+				LIMIT 24
+			LOOP
+				r := cand.r;
+				want := least(loads[d] - limits[d] / target_peak, limits[r] - loads[r]);
+				-- the cut: the first row position of the range at which its
+				-- load, from the range's low end, reaches what is wanted
+				cut := NULL;
+				SELECT x.p INTO cut
+				FROM (SELECT u.p, sum(u.c) OVER (ORDER BY (u.p # min64) <= (cand.prev # min64), u.p # min64) AS upto
+					  FROM unnest(positions, position_load) u(p, c)
+					  WHERE CASE WHEN (cand.prev # min64) < (cand.point # min64)
+								 THEN (u.p # min64) > (cand.prev # min64) AND (u.p # min64) <= (cand.point # min64)
+								 ELSE (u.p # min64) > (cand.prev # min64) OR (u.p # min64) <= (cand.point # min64) END) x
+				-- (or the range's last row, where the range holds less)
+				ORDER BY x.upto >= want DESC, CASE WHEN x.upto >= want THEN x.upto ELSE -x.upto END
+				LIMIT 1;
+				CONTINUE WHEN cut IS NULL OR cut = cand.point;
+				UPDATE chash.node_config c SET tokens = c.tokens || cut
+				WHERE c.ring = into_ring AND c.node = names[r];
+				owner_try := chash.rebalance_copies(into_ring, names, positions, replicas, distinct_zones);
+				try_loads := chash.rebalance_loads(cardinality(names), owner_try, copy_load);
+				SELECT max(try_loads[i] * target_peak / limits[i]) INTO peak_try
+				FROM generate_series(1, cardinality(names)) i;
+				moved_try := chash.rebalance_copies_moved(owner_before, owner_try, position_load, replicas);
+				IF peak_try < peak_now AND (max_moved IS NULL OR moved_try <= max_moved) THEN
+					owner_now := owner_try;
+					loads := try_loads;
+					peak_now := peak_try;
+					kept := true;
+					EXIT;
+				END IF;
+				UPDATE chash.node_config c SET tokens = c.tokens[1 : cardinality(c.tokens) - 1]
+				WHERE c.ring = into_ring AND c.node = names[r];
+			END LOOP;
+			EXIT WHEN NOT kept;
+		END LOOP;
+		IF peak_now > target_peak THEN
+			RAISE NOTICE USING
+				MESSAGE = format('ring "%s" stays at peak-to-mean %s, over the target %s',
+								 chash.message_name(into_ring), round(peak_now::numeric, 3), target_peak),
+				DETAIL = CASE WHEN max_moved IS NOT NULL
+							  THEN format('The budget max_moved (%s) allows no better tokens.', max_moved)
+							  ELSE 'No new token that the plan tried lowers the peak.' END;
+		END IF;
+	END IF;
+	-- nodes whose tokens did not change keep what they had (names, for a
+	-- ring of points)
+	UPDATE chash.node_config c SET tokens = o.tokens
+	FROM chash.node_config o
+	WHERE c.ring = into_ring AND o.ring = rebalance_token_copies.ring AND o.node = c.node
+	  AND c.state = 'active' AND o.tokens IS NULL
+	  AND c.tokens = (SELECT array_agg(p.point ORDER BY p.point # min64) FROM @extschema@.chash_points(rebalance_token_copies.ring) p
+					  WHERE p.node = c.node);
+	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_now
+	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
+	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_now,
+											  chash.rebalance_copies_moved(owner_before, owner_now, position_load, replicas),
+											  total, bound);
+	RETURN QUERY
+	SELECT names[m.lost], names[m.gained], NULL::int4multirange,
+		   (SELECT n.tokens FROM chash.node_config n WHERE n.ring = into_ring AND n.node = names[m.gained]),
+		   NULL::integer, sum(m.c)
+	FROM generate_series(1, cardinality(positions)) i,
+		 LATERAL (SELECT owner_before[(i - 1) * replicas + 1 : i * replicas] AS b,
+						 owner_now[(i - 1) * replicas + 1 : i * replicas] AS a) s,
+		 LATERAL (SELECT l.lost, g.gained, position_load[i] AS c
+				  FROM (SELECT x AS lost, row_number() OVER (ORDER BY o) AS r
+						FROM unnest(s.b) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.a)) l
+				  JOIN (SELECT x AS gained, row_number() OVER (ORDER BY o) AS r
+						FROM unnest(s.a) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.b)) g ON g.r = l.r) m
+	GROUP BY m.lost, m.gained ORDER BY 1, 2;
+END
+$$;
+COMMENT ON FUNCTION chash.rebalance_token_copies(text, text, regclass, name, double precision, text, text[], double precision, integer, boolean) IS
+	'chash_rebalance of the copies of a ring of tokens, or of points made tokens: new tokens that put a node with room before the one holding the last copy';
+
+/*
  * chash_rebalance: a new ring, into_ring, that evens out the relation's load.
  * It checks the arguments and plans slot rings itself; tokens rings (and
  * rings of points with allow_tokens) go to chash.rebalance_tokens, the
@@ -811,15 +1021,11 @@ BEGIN
 			MESSAGE = 'replicas must be at least 1',
 			DETAIL = format('replicas is %s.', replicas);
 	END IF;
-	IF replicas > 1 AND (algorithm IN ('slots', 'tokens') OR allow_tokens) THEN
+	IF replicas > 1 AND algorithm = 'slots' THEN
 		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
 			MESSAGE = format('chash_rebalance cannot plan the copies of ring "%s"', chash.message_name(ring)),
-			DETAIL = CASE WHEN algorithm = 'slots'
-						  THEN 'A plan of slots evens out the masters; a master''s replicas hold its slots.'
-						  ELSE 'A plan of tokens evens out the owners of ranges, not the copies that follow them.' END,
-			HINT = CASE WHEN algorithm = 'ring'
-						THEN 'Plan the copies by vnodes (allow_tokens => false), or the owners with replicas => 1.'
-						ELSE 'Plan the owners with replicas => 1.' END;
+			DETAIL = 'A plan of slots evens out the masters; a master''s replicas hold its slots.',
+			HINT = 'Plan the masters with replicas => 1.';
 	END IF;
 	IF (algorithm = 'tokens' OR allow_tokens)
 	   AND EXISTS (SELECT FROM chash.ring_config c WHERE c.ring = chash_rebalance.ring
@@ -846,7 +1052,11 @@ BEGIN
 			DETAIL = format('max_moved is %s.', max_moved);
 	END IF;
 
-	IF algorithm = 'tokens' OR allow_tokens THEN
+	IF (algorithm = 'tokens' OR allow_tokens) AND replicas > 1 THEN
+		RETURN QUERY SELECT * FROM chash.rebalance_token_copies(ring, into_ring, relation, key_column, target_peak,
+																cost, drain, max_moved, replicas, distinct_zones);
+		RETURN;
+	ELSIF algorithm = 'tokens' OR allow_tokens THEN
 		RETURN QUERY SELECT * FROM chash.rebalance_tokens(ring, into_ring, relation, key_column, target_peak,
 														  cost, drain, max_moved);
 		RETURN;
@@ -894,7 +1104,10 @@ BEGIN
 			SELECT i INTO r FROM generate_series(1, cardinality(names)) i
 			WHERE NOT drained[i] AND i <> d
 			ORDER BY limits[i] - loads[i] DESC, i LIMIT 1;
-			CONTINUE WHEN r IS NULL OR (NOT drained[d] AND limits[r] - loads[r] < s.load);
+			-- (a receiver may end over its limit if by less than the donor
+			-- would stay over it: with equal slots, the last slot's place)
+			CONTINUE WHEN r IS NULL OR (NOT drained[d] AND limits[r] - loads[r] < s.load
+										AND loads[r] + s.load - limits[r] >= need);
 			owner[s.k] := r;
 			loads[d] := loads[d] - s.load;
 			loads[r] := loads[r] + s.load;

@@ -151,6 +151,7 @@ INSERT INTO hostile_nullable VALUES
 	('chash_rebalance(text,text,regclass,name,double precision,text,text[],double precision,boolean,integer,boolean)', 'max_moved'),
 	('chash.rebalance_tokens(text,text,regclass,name,double precision,text,text[],double precision)', 'max_moved'),
 	('chash.rebalance_weights(text,text,regclass,name,double precision,text,text[],double precision,integer,boolean)', 'max_moved'),
+	('chash.rebalance_token_copies(text,text,regclass,name,double precision,text,text[],double precision,integer,boolean)', 'max_moved'),
 	('chash_shard_load(text,name,text,double precision,name)', 'sample'),
 	('chash_shard_load(text,name,text,double precision,name)', 'relname'),
 	('chash.import_nodetool_ring(text,text,text)', 'datacenter'),

@@ -178,9 +178,31 @@ SELECT max(after / target) < max(before / target) AS more_even,
 	   (SELECT sum(moved) FROM plan_copies) =
 	   (SELECT count(*) FROM copies, unnest(copies.after) c WHERE NOT c = ANY (copies.before)) AS moved_copies_agree
 FROM report_copies r;
--- copies are planned by vnodes and weights only
-SELECT * FROM chash_rebalance('rt', 'rb_x', 'tenants', 'tenant', replicas => 2);
-SELECT * FROM chash_rebalance('rv', 'rb_x', 'tenants', 'tenant', replicas => 2, allow_tokens => true);
+-- the copies of a tokens ring: new tokens that put a node with room
+-- before the node holding the last copy, each kept only if the peak falls
+CREATE TABLE few_keys AS SELECT 'k' || g AS id FROM generate_series(1, 5000) g;
+SELECT chash_ring_create('rzt', algorithm => 'tokens');
+SELECT chash_node_add('rzt', 'n' || i,
+					  tokens => ARRAY[((i * i * 7919) % 1000 - 500) * 18446744073709551,
+									  ((i * 104729) % 1000 - 500) * 18446744073709551 + 1])
+FROM generate_series(1, 8) i;
+CREATE TABLE plan_token_copies AS SELECT * FROM chash_rebalance('rzt', 'rzt_copies', 'few_keys', 'id', replicas => 3);
+DELETE FROM copies;
+INSERT INTO copies
+SELECT chash_lookup_n('rzt', id, 3), chash_lookup_n('rzt_copies', id, 3) FROM few_keys;
+SELECT max(after / target) < max(before / target) AS more_even,
+	   bool_and(after = (SELECT count(*) FROM copies, unnest(copies.after) c WHERE c = r.node)) AS after_counted,
+	   (SELECT sum(moved) FROM plan_token_copies) =
+	   (SELECT count(*) FROM copies, unnest(copies.after) c WHERE NOT c = ANY (copies.before)) AS moved_copies_agree
+FROM chash_rebalance_report('rzt', 'rzt_copies', 'few_keys', 'id', replicas => 3) r;
+-- a drain of copies: only the drained node's copies go
+CREATE TABLE plan_token_drain AS
+SELECT * FROM chash_rebalance('rzt', 'rzt_drain', 'few_keys', 'id', replicas => 3, drain => '{n2}');
+SELECT bool_and(from_node = 'n2') AS only_n2s_copies, sum(moved) =
+	   (SELECT count(*) FROM few_keys WHERE 'n2' = ANY (chash_lookup_n('rzt', id, 3))) AS all_of_them
+FROM plan_token_drain;
+DROP TABLE few_keys, plan_token_copies, plan_token_drain;
+-- a Redis master's replicas hold its slots: the plan is of masters
 SELECT * FROM chash_rebalance('rb', 'rb_x', 'tenants', 'tenant', replicas => 2);
 SELECT * FROM chash_rebalance('rz', 'rb_x', 'tenants', 'tenant', replicas => 0);
 SELECT * FROM chash_rebalance('rz', 'rb_x', 'tenants', 'tenant', replicas => 7);
