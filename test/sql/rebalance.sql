@@ -180,7 +180,7 @@ SELECT max(after / target) < max(before / target) AS more_even,
 FROM report_copies r;
 -- the copies of a tokens ring: new tokens that put a node with room
 -- before the node holding the last copy, each kept only if the peak falls
-CREATE TABLE few_keys AS SELECT 'k' || g AS id FROM generate_series(1, 5000) g;
+CREATE TABLE few_keys AS SELECT 'k' || g AS id FROM generate_series(1, 2000) g;
 SELECT chash_ring_create('rzt', algorithm => 'tokens');
 SELECT chash_node_add('rzt', 'n' || i,
 					  tokens => ARRAY[((i * i * 7919) % 1000 - 500) * 18446744073709551,
