@@ -153,9 +153,10 @@ chmod 755 "$logs"
 # Every suite, the slowest first (as measured on a 2-core machine: see
 # doc/development.md), so that the lanes end together; a suite not listed
 # here runs after these.  Alone: after the lanes, one at a time.
-order=(compat rebalance_redis compat_servers compat_cassandra move_online_faults REGRESS migrate_postgres
-	move_online compat_redis migrate_mysql rebalance unit release rebalance_online churn compat_elasticsearch
-	move_online_hostile crash docs standby svg dump_restore ISOLATION upgrade_equals_fresh encodings released_scripts)
+order=(compat compat_servers compat_cassandra move_online_faults move_online migrate_postgres
+	migrate_mysql REGRESS unit compat_redis rebalance_redis move_online_hostile churn rebalance rebalance_online
+	compat_elasticsearch crash release standby dump_restore svg docs ISOLATION encodings upgrade_equals_fresh
+	released_scripts)
 alone=(package)
 
 all=(REGRESS ISOLATION)
