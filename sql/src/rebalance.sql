@@ -524,7 +524,6 @@ DECLARE
 	draining boolean := cardinality(drain) > 0;
 	round_no integer;
 	stale integer := 0;
-	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
 BEGIN
 	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL
 	   OR target_peak IS NULL OR cost IS NULL OR drain IS NULL OR replicas IS NULL OR distinct_zones IS NULL THEN
@@ -535,17 +534,8 @@ BEGIN
 	FROM chash.rebalance_nodes(ring, drain) x;
 	SELECT c.algorithm, c.algorithm = 'ring' INTO algorithm, by_vnodes
 	FROM chash.ring_config c WHERE c.ring = rebalance_weights.ring;
-	EXECUTE format($q$
-		SELECT array_agg(k.p), array_agg(k.c)
-		FROM (SELECT r.p, sum(r.c) AS c
-			  FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
-					FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) r
-			  GROUP BY r.p) k$q$,
-		key_expr, chash.rebalance_cost_expr(cost),
-		relation, key_column)
-	INTO positions, position_load USING ring;
-	positions := coalesce(positions, '{}');
-	position_load := coalesce(position_load, '{}');
+	SELECT x.positions, x.position_load INTO positions, position_load
+	FROM chash.rebalance_positions(ring, relation, key_column, cost) x;
 	total := coalesce((SELECT sum(x) FROM unnest(position_load) x), 0);
 	owner_before := chash.rebalance_copies(ring, names, positions, replicas, distinct_zones);
 	SELECT coalesce(array_agg(c ORDER BY i, k), '{}') INTO copy_load
@@ -658,16 +648,9 @@ BEGIN
 	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_now, moved_now, total, bound);
 	-- the copies that move, each lost copy paired with a gained one
 	RETURN QUERY
-	SELECT names[m.lost], names[m.gained], NULL::int4multirange, NULL::bigint[], NULL::integer, sum(m.c)
-	FROM generate_series(1, cardinality(positions)) i,
-		 LATERAL (SELECT owner_before[(i - 1) * replicas + 1 : i * replicas] AS b,
-						 owner_now[(i - 1) * replicas + 1 : i * replicas] AS a) s,
-		 LATERAL (SELECT l.lost, g.gained, position_load[i] AS c
-				  FROM (SELECT x AS lost, row_number() OVER (ORDER BY o) AS r
-						FROM unnest(s.b) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.a)) l
-				  JOIN (SELECT x AS gained, row_number() OVER (ORDER BY o) AS r
-						FROM unnest(s.a) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.b)) g ON g.r = l.r) m
-	GROUP BY m.lost, m.gained ORDER BY 1, 2;
+	SELECT names[m.lost], names[m.gained], NULL::int4multirange, NULL::bigint[], NULL::integer, m.moved
+	FROM chash.rebalance_copy_moves(owner_before, owner_now, position_load, replicas) m
+	ORDER BY 1, 2;
 END
 $$;
 COMMENT ON FUNCTION chash.rebalance_weights(text, text, regclass, name, double precision, text, text[], double precision, integer, boolean) IS
@@ -692,6 +675,50 @@ CREATE OR REPLACE FUNCTION chash.rebalance_copies(ring text, names text[], posit
 		 FROM unnest(positions) WITH ORDINALITY AS x(p, i),
 			  unnest(chash.position_replicas(ring, x.p, replicas, distinct_zones)) WITH ORDINALITY AS c(node, k))
 	END
+$$;
+
+-- The rows' distinct positions on a ring, in ring order, each with its
+-- load (a row's bytes taken in the scan, as chash_load takes them): what a
+-- plan of weights or of copies places again round after round
+CREATE OR REPLACE FUNCTION chash.rebalance_positions(ring text, relation regclass, key_column name, cost text,
+													 OUT positions bigint[], OUT position_load double precision[])
+	LANGUAGE plpgsql STABLE STRICT PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	EXECUTE format($q$
+		SELECT coalesce(array_agg(k.p ORDER BY k.p # (-9223372036854775807 - 1)), '{}'),
+			   coalesce(array_agg(k.c ORDER BY k.p # (-9223372036854775807 - 1)), '{}')
+		FROM (SELECT r.p, sum(r.c) AS c
+			  FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
+					FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) r
+			  GROUP BY r.p) k$q$,
+		chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column)),
+		chash.rebalance_cost_expr(cost), relation, key_column)
+	INTO positions, position_load USING ring;
+END
+$$;
+
+-- The copies that move between two placings of the same positions (each
+-- position's replicas nodes, one position after another, as
+-- rebalance_copies gives them): each copy a node loses paired with one a
+-- node gains, in preference order, and the load that so moves
+CREATE OR REPLACE FUNCTION chash.rebalance_copy_moves(before integer[], after integer[],
+													  position_load double precision[], replicas integer)
+	RETURNS TABLE(lost integer, gained integer, moved double precision)
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT m.lost, m.gained, sum(m.c)
+	FROM generate_series(1, cardinality(position_load)) i,
+		 LATERAL (SELECT before[(i - 1) * replicas + 1 : i * replicas] AS b,
+						 after[(i - 1) * replicas + 1 : i * replicas] AS a) s,
+		 LATERAL (SELECT l.lost, g.gained, position_load[i] AS c
+				  FROM (SELECT x AS lost, row_number() OVER (ORDER BY o) AS r
+						FROM unnest(s.b) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.a)) l
+				  JOIN (SELECT x AS gained, row_number() OVER (ORDER BY o) AS r
+						FROM unnest(s.a) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.b)) g ON g.r = l.r) m
+	GROUP BY m.lost, m.gained
 $$;
 
 -- The load of the copies that move: each position's load for each of its
@@ -767,7 +794,6 @@ DECLARE
 	kept boolean;
 	cut bigint;
 	want double precision;
-	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
 	min64 constant bigint := -9223372036854775807 - 1;
 BEGIN
 	IF ring IS NULL OR into_ring IS NULL OR relation IS NULL OR key_column IS NULL
@@ -777,17 +803,8 @@ BEGIN
 	END IF;
 	SELECT x.names, x.drained, x.shares INTO names, drained, limits
 	FROM chash.rebalance_nodes(ring, drain) x;
-	EXECUTE format($q$
-		SELECT array_agg(k.p ORDER BY k.p # (-9223372036854775807 - 1)),
-			   array_agg(k.c ORDER BY k.p # (-9223372036854775807 - 1))
-		FROM (SELECT r.p, sum(r.c) AS c
-			  FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
-					FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) r
-			  GROUP BY r.p) k$q$,
-		key_expr, chash.rebalance_cost_expr(cost), relation, key_column)
-	INTO positions, position_load USING ring;
-	positions := coalesce(positions, '{}');
-	position_load := coalesce(position_load, '{}');
+	SELECT x.positions, x.position_load INTO positions, position_load
+	FROM chash.rebalance_positions(ring, relation, key_column, cost) x;
 	total := coalesce((SELECT sum(x) FROM unnest(position_load) x), 0);
 	SELECT coalesce(array_agg(c ORDER BY i, k), '{}') INTO copy_load
 	FROM unnest(position_load) WITH ORDINALITY AS x(c, i), generate_series(1, replicas) k;
@@ -914,16 +931,9 @@ BEGIN
 	RETURN QUERY
 	SELECT names[m.lost], names[m.gained], NULL::int4multirange,
 		   (SELECT n.tokens FROM chash.node_config n WHERE n.ring = into_ring AND n.node = names[m.gained]),
-		   NULL::integer, sum(m.c)
-	FROM generate_series(1, cardinality(positions)) i,
-		 LATERAL (SELECT owner_before[(i - 1) * replicas + 1 : i * replicas] AS b,
-						 owner_now[(i - 1) * replicas + 1 : i * replicas] AS a) s,
-		 LATERAL (SELECT l.lost, g.gained, position_load[i] AS c
-				  FROM (SELECT x AS lost, row_number() OVER (ORDER BY o) AS r
-						FROM unnest(s.b) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.a)) l
-				  JOIN (SELECT x AS gained, row_number() OVER (ORDER BY o) AS r
-						FROM unnest(s.a) WITH ORDINALITY AS y(x, o) WHERE NOT x = ANY (s.b)) g ON g.r = l.r) m
-	GROUP BY m.lost, m.gained ORDER BY 1, 2;
+		   NULL::integer, m.moved
+	FROM chash.rebalance_copy_moves(owner_before, owner_now, position_load, replicas) m
+	ORDER BY 1, 2;
 END
 $$;
 COMMENT ON FUNCTION chash.rebalance_token_copies(text, text, regclass, name, double precision, text, text[], double precision, integer, boolean) IS
