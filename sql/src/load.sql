@@ -25,6 +25,18 @@ CREATE OR REPLACE FUNCTION chash.position_replicas(ring text, key_position bigin
 COMMENT ON FUNCTION chash.position_replicas(text, bigint, integer, boolean) IS
 	'the first replicas nodes of a position''s preference order, as chash_lookup_n gives a key''s (distinct_zones: picked by zones first)';
 
+CREATE OR REPLACE FUNCTION chash.rebalance_unit_rows(ring text, names text[], positions bigint[],
+													 loads double precision[],
+													 OUT unit_token bigint[], OUT unit_owner integer[],
+													 OUT unit_load double precision[], OUT row_pos bigint[],
+													 OUT row_upto double precision[], OUT first_row integer[],
+													 OUT last_row integer[], OUT cut_row integer[], OUT by_node integer[],
+													 OUT node_first integer[], OUT node_last integer[])
+	AS 'MODULE_PATHNAME', 'chash_rebalance_unit_rows'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION chash.rebalance_unit_rows(text, text[], bigint[], double precision[]) IS
+	'what a plan of tokens works on: the units of a ring of points with their owners (indexes of names), the rows'' positions unit by unit with running loads, and the units node by node, heaviest first';
+
 CREATE OR REPLACE FUNCTION chash_load(ring text, relation regclass, key_column name,
 									  cost text DEFAULT 'rows', sample double precision DEFAULT NULL)
 	RETURNS TABLE(unit integer, node text, rows double precision, bytes double precision,
@@ -34,6 +46,7 @@ CREATE OR REPLACE FUNCTION chash_load(ring text, relation regclass, key_column n
 	-- (a join of the units to their counts by nested loop would be
 	-- quadratic in the units: 16,384 slots, millions of points)
 	SET enable_nestloop = off
+	SET jit = off
 	AS $$
 DECLARE
 	e_state text;
@@ -120,6 +133,7 @@ CREATE OR REPLACE FUNCTION chash_shard_load(ring text, key_column name, cost tex
 	SET search_path = pg_catalog, pg_temp
 	-- (as chash_load: no quadratic join of the units to their counts)
 	SET enable_nestloop = off
+	SET jit = off
 	AS $$
 DECLARE
 	e_state text;

@@ -18,6 +18,7 @@ CREATE OR REPLACE FUNCTION chash_rebalance_report(ring text, into_ring text, rel
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	SET enable_nestloop = off
+	SET jit = off
 	AS $$
 DECLARE
 	e_state text;
@@ -127,6 +128,7 @@ CREATE OR REPLACE FUNCTION chash.copies_load(ring text, relation regclass, key_c
 	LANGUAGE plpgsql STABLE STRICT PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	SET enable_nestloop = off
+	SET jit = off
 	AS $$
 BEGIN
 	IF replicas = 1 AND NOT distinct_zones THEN
@@ -184,6 +186,7 @@ CREATE OR REPLACE FUNCTION chash.rebalance_tokens(ring text, into_ring text, rel
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	SET enable_nestloop = off
+	SET jit = off
 	AS $$
 DECLARE
 	names text[];
@@ -246,51 +249,28 @@ BEGIN
 	END IF;
 	SELECT x.names, x.drained, x.shares INTO names, drained, limits
 	FROM chash.rebalance_nodes(ring, drain) x;
-	SELECT array_agg(p.point ORDER BY p.o), array_agg(array_position(names, p.node) ORDER BY p.o), count(*)
-	INTO pos, owner, n
-	FROM @extschema@.chash_points(ring) WITH ORDINALITY AS p(point, node, vnode, o);
-
 	/*
 	 * One pass over the table (a row's bytes taken in the scan, as
-	 * chash_load takes them): each distinct position with its load, in
-	 * ring order from each unit's low end (first the positions after the
-	 * token before it, then, for the first unit, those that wrap around)
+	 * chash_load takes them): each distinct position with its load; then,
+	 * in C, the units with their owners and the positions unit by unit,
+	 * each unit's from its low end (first the positions after the token
+	 * before it, then, for the first unit, those that wrap around)
 	 */
 	EXECUTE format($q$
-		WITH keyed AS (
-			SELECT k.p, sum(k.c) AS c
-			FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
-				  FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) k
-			GROUP BY k.p),
-		placed AS (
-			SELECT chash.position_unit($1, keyed.p) + 1 AS u, keyed.p, keyed.c FROM keyed),
-		ordered AS (
-			SELECT placed.u, placed.p, placed.c,
-				   (placed.p # (-9223372036854775807 - 1))
-					   <= ($2[CASE WHEN placed.u = 1 THEN cardinality($2) ELSE placed.u - 1 END]
-						   # (-9223372036854775807 - 1)) AS wrapped
-			FROM placed)
-		SELECT array_agg(o.p ORDER BY o.u, o.wrapped, o.p # (-9223372036854775807 - 1)),
-			   array_agg(o.upto ORDER BY o.u, o.wrapped, o.p # (-9223372036854775807 - 1)),
-			   array_agg(o.u ORDER BY o.u, o.wrapped, o.p # (-9223372036854775807 - 1))
-		FROM (SELECT ordered.*,
-					 sum(ordered.c) OVER (PARTITION BY ordered.u
-										  ORDER BY ordered.wrapped, ordered.p # (-9223372036854775807 - 1)
-										  ROWS UNBOUNDED PRECEDING) AS upto
-			  FROM ordered) o$q$,
+		SELECT coalesce(array_agg(k.p), '{}'), coalesce(array_agg(k.c), '{}')
+		FROM (SELECT r.p, sum(r.c) AS c
+			  FROM (SELECT @extschema@.chash_position($1, %1$s) AS p, %2$s AS c
+					FROM %3$s t WHERE t.%4$I IS NOT NULL OFFSET 0) r
+			  GROUP BY r.p) k$q$,
 		key_expr, chash.rebalance_cost_expr(cost),
 		relation, key_column)
-	INTO row_pos, row_upto, cut_row
-	USING ring, pos;
-	row_pos := coalesce(row_pos, '{}');
-	row_upto := coalesce(row_upto, '{}');
-	SELECT array_agg(coalesce(x.first, 1) ORDER BY u), array_agg(coalesce(x.last, 0) ORDER BY u),
-		   array_agg(coalesce(row_upto[x.last], 0) ORDER BY u)
-	INTO first_row, last_row, unit_load
-	FROM generate_series(1, n) u
-	LEFT JOIN (SELECT y.u AS unit, min(y.i) AS first, max(y.i) AS last
-			   FROM unnest(coalesce(cut_row, '{}')) WITH ORDINALITY AS y(u, i) GROUP BY y.u) x ON x.unit = u;
-	cut_row := (SELECT array_agg(first_row[u] - 1 ORDER BY u) FROM generate_series(1, n) u);
+	INTO row_pos, row_upto
+	USING ring;
+	SELECT x.unit_token, x.unit_owner, x.unit_load, x.row_pos, x.row_upto, x.first_row, x.last_row,
+		   x.cut_row, x.by_node, x.node_first, x.node_last
+	INTO pos, owner, unit_load, row_pos, row_upto, first_row, last_row, cut_row, by_node, node_first, node_last
+	FROM chash.rebalance_unit_rows(ring, names, row_pos, row_upto) x;
+	n := cardinality(pos);
 	done := array_fill(false, ARRAY[n]);
 	total := coalesce((SELECT sum(x) FROM unnest(unit_load) x), 0);
 	eps := 1e-9 * greatest(total, 1);
@@ -304,14 +284,6 @@ BEGIN
 	SELECT max(loads[i] * target_peak / nullif(limits[i], 0)) INTO peak_before
 	FROM generate_series(1, cardinality(names)) i WHERE NOT drained[i];
 
-	-- every node's ranges, heaviest first, one node after another
-	SELECT coalesce(array_agg(x.u ORDER BY x.o, x.l DESC, x.u), '{}') INTO by_node
-	FROM unnest(owner, unit_load) WITH ORDINALITY AS x(o, l, u);
-	SELECT array_agg(coalesce(y.first, 1) ORDER BY i), array_agg(coalesce(y.last, 0) ORDER BY i)
-	INTO node_first, node_last
-	FROM generate_series(1, cardinality(names)) i
-	LEFT JOIN (SELECT owner[x.u] AS o, min(x.i) AS first, max(x.i) AS last
-			   FROM unnest(by_node) WITH ORDINALITY AS x(u, i) GROUP BY 1) y ON y.o = i;
 	FOR d IN SELECT i FROM generate_series(1, cardinality(names)) i
 			 WHERE CASE WHEN draining THEN drained[i] ELSE loads[i] > limits[i] + eps END
 			 ORDER BY loads[i] - limits[i] DESC, i LOOP
@@ -495,6 +467,7 @@ CREATE OR REPLACE FUNCTION chash.rebalance_weights(ring text, into_ring text, re
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	SET enable_nestloop = off
+	SET jit = off
 	AS $$
 DECLARE
 	names text[];
@@ -665,6 +638,7 @@ CREATE OR REPLACE FUNCTION chash.rebalance_copies(ring text, names text[], posit
 	LANGUAGE sql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	SET enable_nestloop = off
+	SET jit = off
 	AS $$
 	SELECT CASE WHEN replicas = 1 AND NOT distinct_zones THEN
 		(SELECT coalesce(array_agg(array_position(names, u.node) ORDER BY x.i), '{}')
@@ -767,6 +741,7 @@ CREATE OR REPLACE FUNCTION chash.rebalance_token_copies(ring text, into_ring tex
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	SET enable_nestloop = off
+	SET jit = off
 	AS $$
 DECLARE
 	names text[];
@@ -964,6 +939,7 @@ CREATE OR REPLACE FUNCTION chash_rebalance(ring text, into_ring text, relation r
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	SET enable_nestloop = off
+	SET jit = off
 	AS $$
 DECLARE
 	e_state text;

@@ -147,6 +147,22 @@ extern uint32 chash_placement_unit(const ChashPlacement *placement,
 extern uint32 chash_placement_unit_owner(const ChashPlacement *placement,
 										 uint32 unit);
 
+/* A table's positions unit by unit, as a plan of tokens cuts them */
+typedef struct ChashUnitRows
+{
+	uint32		nrows;			/* distinct positions */
+	uint64	   *position;		/* unit by unit, each from its low end */
+	double	   *upto;			/* the load up to each, within its unit */
+	uint32	   *first;			/* each unit's first row (none: count 0) */
+	uint32	   *count;
+	double	   *load;			/* each unit's load */
+} ChashUnitRows;
+
+extern void chash_placement_unit_rows(const ChashPlacement *ring,
+									  const uint64 *positions,
+									  const double *loads, uint32 n,
+									  ChashUnitRows *out);
+
 extern void chash_placement_preference(const ChashPlacement *placement,
 									   uint64 position, uint32 *out, int n);
 extern void chash_placement_preference_zones(const ChashPlacement *placement,

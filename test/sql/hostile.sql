@@ -61,6 +61,10 @@ INSERT INTO hostile_samples VALUES
 	('ring', NULL, '''hostile_shards''', 'chash_shard_load'),
 	('ring', NULL, '''hostile_tokens''', 'chash_allocate_tokens'),
 	('tokens', NULL, '4', 'chash_allocate_tokens'),
+	('ring', NULL, '''hostile_tokens''', 'chash.rebalance_unit_rows'),
+	('names', NULL, 'ARRAY[''t1'', ''t2'', ''t3'']', 'chash.rebalance_unit_rows'),
+	('positions', NULL, 'ARRAY[1, 2, 2]::bigint[]', 'chash.rebalance_unit_rows'),
+	('loads', NULL, 'ARRAY[1, 2, 3]::float8[]', 'chash.rebalance_unit_rows'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
 	('input', NULL, 'E''Datacenter: dc1\nAddress Rack Status State Load Owns Token\n10.0.1.1 r1 Up Normal 1 KiB ? -9000\n''',
 	 'chash.import_nodetool_ring');

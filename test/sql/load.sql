@@ -146,5 +146,61 @@ SELECT count(*) FROM chash.ring_units('ld_jump');
 SELECT chash.position_unit('ld_empty', 1);
 SELECT chash.position_unit('ld_ring', NULL), chash.position_unit(NULL, 1);
 
+-- What a plan of tokens cuts ranges at (chash.rebalance_unit_rows): the
+-- rows' distinct positions unit by unit, each unit's from its low end (the
+-- first unit's begin with those after the last point), checked against
+-- chash.position_unit and chash_points; the input holds repeated positions,
+-- the points themselves, the positions just after them and the largest
+CREATE TEMP TABLE unit_rows_in AS
+SELECT chash_position('ld_ring', 'k' || (g % 700)) AS p, (g % 7)::float8 AS c FROM generate_series(1, 3000) g
+UNION ALL SELECT point, 2 FROM chash_points('ld_ring')
+UNION ALL SELECT point + 1, 3 FROM chash_points('ld_ring') WHERE point < 9223372036854775807
+UNION ALL SELECT -1, 5;
+CREATE TEMP TABLE unit_rows AS
+SELECT x.* FROM chash.rebalance_unit_rows('ld_ring',
+		(SELECT array_agg(node ORDER BY node) FROM chash.nodes WHERE ring = 'ld_ring'),
+		(SELECT array_agg(p) FROM unit_rows_in), (SELECT array_agg(c) FROM unit_rows_in)) x;
+CREATE TEMP TABLE unit_rows_expected AS
+WITH pts AS (SELECT p.point, p.node, p.o FROM chash_points('ld_ring') WITH ORDINALITY AS p(point, node, vnode, o)),
+	 d AS (SELECT i.p, sum(i.c) AS c, chash.position_unit('ld_ring', i.p) + 1 AS u FROM unit_rows_in i GROUP BY i.p)
+SELECT d.*, (((d.p::numeric - prev.point::numeric - 1) % 18446744073709551616) + 18446744073709551616)
+			% 18446744073709551616 AS offset_in_unit
+FROM d JOIN pts prev ON prev.o = CASE WHEN d.u = 1 THEN (SELECT count(*) FROM pts) ELSE d.u - 1 END;
+SELECT (SELECT array_agg(point ORDER BY o) FROM chash_points('ld_ring') WITH ORDINALITY AS p(point, node, vnode, o))
+		   = r.unit_token AS tokens_in_ring_order,
+	   (SELECT array_agg(node ORDER BY o) FROM chash_points('ld_ring') WITH ORDINALITY AS p(point, node, vnode, o))
+		   = (SELECT array_agg(n.names[o] ORDER BY i)
+			  FROM unnest(r.unit_owner) WITH ORDINALITY AS y(o, i),
+				   (SELECT array_agg(node ORDER BY node) AS names FROM chash.nodes WHERE ring = 'ld_ring') n) AS owners,
+	   (SELECT array_agg(e.p ORDER BY e.u, e.offset_in_unit) FROM unit_rows_expected e) = r.row_pos AS positions_in_order,
+	   (SELECT array_agg(e.upto ORDER BY e.u, e.offset_in_unit)
+		FROM (SELECT *, sum(c) OVER (PARTITION BY u ORDER BY offset_in_unit) AS upto FROM unit_rows_expected) e)
+		   = r.row_upto AS running_loads,
+	   (SELECT count(*) FROM unnest(r.first_row, r.last_row, r.cut_row) WITH ORDINALITY AS y(f, l, c, u)
+		WHERE c <> f - 1 OR l - f + 1 <> (SELECT count(*) FROM unit_rows_expected e WHERE e.u = y.u)
+		   OR (l >= f AND r.row_upto[l] <> (SELECT sum(e.c) FROM unit_rows_expected e WHERE e.u = y.u))
+		   OR r.unit_load[y.u] <> coalesce((SELECT sum(e.c) FROM unit_rows_expected e WHERE e.u = y.u), 0)) AS bad_units,
+	   (SELECT count(*) FROM unnest(r.by_node) WITH ORDINALITY AS y(u, i)
+		WHERE i > 1 AND (r.unit_owner[r.by_node[i - 1]], -r.unit_load[r.by_node[i - 1]], r.by_node[i - 1])
+						 >= (r.unit_owner[u], -r.unit_load[u], u)) AS by_node_out_of_order,
+	   (SELECT count(*) FROM generate_series(1, cardinality(r.node_first)) k
+		WHERE r.node_last[k] - r.node_first[k] + 1 <> (SELECT count(*) FROM unnest(r.unit_owner) o WHERE o = k)
+		   OR EXISTS (SELECT FROM generate_series(r.node_first[k], r.node_last[k]) i
+					  WHERE r.unit_owner[r.by_node[i]] <> k)) AS bad_nodes,
+	   cardinality(r.row_pos) = (SELECT count(DISTINCT p) FROM unit_rows_in) AS one_row_a_position
+FROM unit_rows r;
+-- its refusals
+SELECT * FROM chash.rebalance_unit_rows('ld_maglev', '{}', '{}', '{}');
+SELECT * FROM chash.rebalance_unit_rows('ld_jump', '{j1}', '{}', '{}');
+SELECT * FROM chash.rebalance_unit_rows('ld_empty', '{}', '{}', '{}');
+SELECT * FROM chash.rebalance_unit_rows('ld_ring', '{}', '{}', '{}');
+SELECT * FROM chash.rebalance_unit_rows('ld_ring', (SELECT array_agg(node) FROM chash.nodes WHERE ring = 'ld_ring'),
+										 '{1, 2}', '{1}');
+SELECT * FROM chash.rebalance_unit_rows('ld_ring', (SELECT array_agg(node) FROM chash.nodes WHERE ring = 'ld_ring'),
+										 '{1, NULL}', '{1, 1}');
+SELECT * FROM chash.rebalance_unit_rows('ld_ring', (SELECT array_agg(node) FROM chash.nodes WHERE ring = 'ld_ring'),
+										 '{1}'::bigint[], '{{1}}'::float8[]);
+DROP TABLE unit_rows_in, unit_rows, unit_rows_expected;
+
 DROP TABLE load_keys, load_times, load_units;
 SELECT count(chash_ring_drop(ring)) FROM chash.ring_config WHERE ring LIKE 'ld\_%';
