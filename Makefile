@@ -34,7 +34,7 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c)))
 # update in sql/updates/ (see doc/development.md)
 CHASH_SQL_FIRST = sql/src/checks.sql
 CHASH_SQL_SOURCES = $(addprefix sql/src/,common.sql catalog_triggers.sql hashing.sql \
-	rings.sql routing.sql introspection.sql planning.sql reports.sql load.sql rebalance.sql tokens.sql pictures.sql \
+	rings.sql routing.sql introspection.sql planning.sql reports.sql load.sql rebalance.sql rebalance_copies.sql tokens.sql pictures.sql \
 	imports.sql migration.sql online_moves.sql views.sql grants.sql)
 CHASH_SQL_INSTALL = sql/src/schema.sql $(CHASH_SQL_FIRST) sql/src/catalog.sql $(CHASH_SQL_SOURCES)
 CHASH_SQL_PART := $(wildcard sql/updates/*--$(CHASH_VERSION).sql)
