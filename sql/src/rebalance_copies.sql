@@ -41,6 +41,8 @@ CREATE OR REPLACE FUNCTION chash.rebalance_copy_pairs(before integer[], after in
 	JOIN unnest(position_load) WITH ORDINALITY AS c(load, i) ON c.i = l.i
 	GROUP BY l.node, g.node
 $$;
+COMMENT ON FUNCTION chash.rebalance_copy_pairs(integer[], integer[], double precision[], integer) IS
+	'the load of the copies that move between two placings of positions (replicas nodes each), by pair of the node that loses a copy and the node that gains it';
 
 /*
  * Rebalancing the copies of a ring of tokens (replicas above 1): the plan
@@ -125,7 +127,9 @@ BEGIN
 		 changed AS (
 			UPDATE chash.node_config c SET tokens = plan.tokens
 			FROM plan
-			WHERE c.ring = into_ring AND c.node = plan.node AND c.tokens IS DISTINCT FROM plan.tokens
+			WHERE c.ring = into_ring AND c.node = plan.node
+			  AND (SELECT array_agg(t ORDER BY t) FROM unnest(c.tokens) t)
+				  IS DISTINCT FROM (SELECT array_agg(t ORDER BY t) FROM unnest(plan.tokens) t)
 			RETURNING c.node)
 	UPDATE chash.node_config c SET state = 'down', tokens = NULL
 	WHERE c.ring = into_ring AND c.node = ANY (drain) AND c.node NOT IN (SELECT plan.node FROM plan);

@@ -118,6 +118,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('peak_before', NULL, '1.5'), ('peak_after', NULL, '1.0'), ('moved', NULL, '1'), ('total', NULL, '2'),
 	('bound', NULL, '1'), ('positions', NULL, 'ARRAY[1, 2]::bigint[]'), ('owners', NULL, 'ARRAY[1, 2]'),
 	('position_load', NULL, 'ARRAY[1, 2]::float8[]'), ('nodes', NULL, '2'),
+	('limits', NULL, 'ARRAY[1, 1, 1]::float8[]'), ('drained', NULL, 'ARRAY[false, false, false]'),
 	('before', NULL, 'ARRAY[1, 2]'), ('after', NULL, 'ARRAY[2, 1]'),
 	('key_position', NULL, '42::bigint'), ('cost', NULL, '''rows'''), ('sample', NULL, '0.5'),
 	('action', NULL, '''An import'''), ('ring_config', NULL, '''{}''::text[]'), ('node_config', NULL, 'ARRAY[''INSERT'']'),

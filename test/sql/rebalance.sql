@@ -178,8 +178,8 @@ SELECT max(after / target) < max(before / target) AS more_even,
 	   (SELECT sum(moved) FROM plan_copies) =
 	   (SELECT count(*) FROM copies, unnest(copies.after) c WHERE NOT c = ANY (copies.before)) AS moved_copies_agree
 FROM report_copies r;
--- the copies of a tokens ring: new tokens that put a node with room
--- before the node holding the last copy, each kept only if the peak falls
+-- the copies of a tokens ring: tokens shifted or cut into ranges at the
+-- rows, where they take most load over the target off for what they move
 CREATE TABLE few_keys AS SELECT 'k' || g AS id FROM generate_series(1, 2000) g;
 SELECT chash_ring_create('rzt', algorithm => 'tokens');
 SELECT chash_node_add('rzt', 'n' || i,
@@ -195,13 +195,144 @@ SELECT max(after / target) < max(before / target) AS more_even,
 	   (SELECT sum(moved) FROM plan_token_copies) =
 	   (SELECT count(*) FROM copies, unnest(copies.after) c WHERE NOT c = ANY (copies.before)) AS moved_copies_agree
 FROM chash_rebalance_report('rzt', 'rzt_copies', 'few_keys', 'id', replicas => 3) r;
+-- every node within the target, moving at most 1 % more copies than the
+-- nodes held over it; the pairs of nodes are rebalance_copy_moves's
+SELECT round(max(before / target)::numeric, 3) AS peak_before, max(after / target) <= 1.05 AS peak_after_within,
+	   sum(greatest(0, before - 1.05 * target)) AS must_move,
+	   (SELECT sum(moved) FROM plan_token_copies) BETWEEN sum(greatest(0, before - 1.05 * target))
+													 AND 1.01 * sum(greatest(0, before - 1.05 * target)) AS near_the_bound
+FROM chash_rebalance_report('rzt', 'rzt_copies', 'few_keys', 'id', replicas => 3);
+WITH names AS (SELECT array_agg(node ORDER BY node) AS n FROM chash.node_config WHERE ring = 'rzt'),
+	 pos AS (SELECT * FROM chash.rebalance_positions('rzt', 'few_keys', 'id', 'rows')),
+	 placed AS (SELECT chash.rebalance_copies('rzt', names.n, pos.positions, 3, false) AS b,
+					   chash.rebalance_copies('rzt_copies', names.n, pos.positions, 3, false) AS a,
+					   pos.position_load AS l FROM names, pos)
+SELECT (SELECT array_agg(m ORDER BY m) FROM placed, chash.rebalance_copy_moves(placed.b, placed.a, placed.l, 3) m) =
+	   (SELECT array_agg(m ORDER BY m) FROM placed, chash.rebalance_copy_pairs(placed.b, placed.a, placed.l, 3) m)
+	   AS pairs_agree,
+	   (SELECT count(*) FROM plan_token_copies) > 0 AS some_pairs;
+-- planning the balanced ring again changes nothing
+SELECT count(*) AS changes FROM chash_rebalance('rzt_copies', 'rzt_again', 'few_keys', 'id', replicas => 3);
+SELECT count(*) AS tokens_changed
+FROM chash.node_config a JOIN chash.node_config b ON b.node = a.node
+WHERE a.ring = 'rzt_copies' AND b.ring = 'rzt_again' AND a.tokens IS DISTINCT FROM b.tokens;
 -- a drain of copies: only the drained node's copies go
 CREATE TABLE plan_token_drain AS
 SELECT * FROM chash_rebalance('rzt', 'rzt_drain', 'few_keys', 'id', replicas => 3, drain => '{n2}');
 SELECT bool_and(from_node = 'n2') AS only_n2s_copies, sum(moved) =
 	   (SELECT count(*) FROM few_keys WHERE 'n2' = ANY (chash_lookup_n('rzt', id, 3))) AS all_of_them
 FROM plan_token_drain;
-DROP TABLE few_keys, plan_token_copies, plan_token_drain;
+SELECT state, tokens FROM chash.node_config WHERE ring = 'rzt_drain' AND node = 'n2';
+-- a budget: at most max_moved copies move, and the peak still falls
+CREATE TABLE plan_token_budget AS
+SELECT * FROM chash_rebalance('rzt', 'rzt_budget', 'few_keys', 'id', replicas => 3, max_moved => 300);
+SELECT (SELECT sum(moved) FROM plan_token_budget) <= 300 AS within_budget,
+	   max(after / target) < max(before / target) AS more_even
+FROM chash_rebalance_report('rzt', 'rzt_budget', 'few_keys', 'id', replicas => 3);
+-- rows at one position (a tie): cuts fall between positions
+CREATE TABLE tied_keys AS SELECT id FROM few_keys UNION ALL SELECT 'k7' FROM generate_series(1, 300);
+CREATE TABLE plan_token_ties AS SELECT * FROM chash_rebalance('rzt', 'rzt_ties', 'tied_keys', 'id', replicas => 3);
+DELETE FROM copies;
+INSERT INTO copies
+SELECT chash_lookup_n('rzt', id, 3), chash_lookup_n('rzt_ties', id, 3) FROM tied_keys;
+SELECT max(after / target) <= 1.05 AS peak_after_within,
+	   bool_and(after = (SELECT count(*) FROM copies, unnest(copies.after) c WHERE c = r.node)) AS after_counted,
+	   (SELECT sum(moved) FROM plan_token_ties) =
+	   (SELECT count(*) FROM copies, unnest(copies.after) c WHERE NOT c = ANY (copies.before)) AS moved_copies_agree
+FROM chash_rebalance_report('rzt', 'rzt_ties', 'tied_keys', 'id', replicas => 3) r;
+DROP TABLE few_keys, tied_keys, plan_token_copies, plan_token_drain, plan_token_budget, plan_token_ties;
+-- 20,000 keys on 10 nodes of 4 tokens in 3 zones: by copies, within the
+-- target near the bound; with distinct zones every zone holds one copy of
+-- each key, so a node can hold no less than its zone's copies shared by
+-- its nodes: the plan reaches that floor (the 3 nodes of zone 0 and 2)
+CREATE TABLE many_keys AS SELECT 'key' || g AS id FROM generate_series(1, 20000) g;
+SELECT chash_ring_create('rzb', algorithm => 'tokens');
+SELECT count(chash_node_add('rzb', 'n' || lpad(i::text, 2, '0'), zone => 'z' || i % 3,
+							tokens => (SELECT array_agg(((hashint8(i * 100 + t)::bigint * 2654435761) % 9223372036854775807))
+									   FROM generate_series(1, 4) t))) AS nodes
+FROM generate_series(1, 10) i;
+CREATE TABLE plan_big AS
+SELECT false AS zones, * FROM chash_rebalance('rzb', 'rzb_copies', 'many_keys', 'id', replicas => 3)
+UNION ALL
+SELECT true, * FROM chash_rebalance('rzb', 'rzb_zones', 'many_keys', 'id', replicas => 3, distinct_zones => true);
+CREATE TABLE big_copies AS
+SELECT id, chash_lookup_n('rzb', id, 3) AS before, chash_lookup_n('rzb_copies', id, 3) AS after,
+	   chash_lookup_n('rzb', id, 3, true) AS zbefore, chash_lookup_n('rzb_zones', id, 3, true) AS zafter
+FROM many_keys;
+SELECT round(max(before / target)::numeric, 3) AS peak_before, max(after / target) <= 1.05 AS peak_after_within,
+	   (SELECT sum(moved) FROM plan_big WHERE NOT zones) BETWEEN sum(greatest(0, before - 1.05 * target))
+															AND 1.01 * sum(greatest(0, before - 1.05 * target)) AS near_the_bound,
+	   bool_and(after = (SELECT count(*) FROM big_copies b, unnest(b.after) c WHERE c = r.node)) AS after_counted,
+	   (SELECT sum(moved) FROM plan_big WHERE NOT zones) =
+	   (SELECT count(*) FROM big_copies b, unnest(b.after) c WHERE NOT c = ANY (b.before)) AS moved_copies_agree
+FROM chash_rebalance_report('rzb', 'rzb_copies', 'many_keys', 'id', replicas => 3) r;
+SELECT round(max(r.before / r.target)::numeric, 3) AS peak_before,
+	   round(max(z.floor / r.target)::numeric, 3) AS zone_floor,
+	   max(r.after / r.target) <= 1.005 * max(z.floor / r.target) AS at_the_floor,
+	   bool_and(r.after = (SELECT count(*) FROM big_copies b, unnest(b.zafter) c WHERE c = r.node)) AS after_counted,
+	   (SELECT sum(moved) FROM plan_big WHERE zones) =
+	   (SELECT count(*) FROM big_copies b, unnest(b.zafter) c WHERE NOT c = ANY (b.zbefore)) AS moved_copies_agree
+FROM chash_rebalance_report('rzb', 'rzb_zones', 'many_keys', 'id', replicas => 3, distinct_zones => true) r
+JOIN (SELECT n.node, 20000.0 / count(*) OVER (PARTITION BY n.zone) AS floor
+	  FROM chash.node_config n WHERE n.ring = 'rzb') z ON z.node = r.node;
+-- a drain with zones: only the drained node's copies go
+CREATE TABLE plan_big_drain AS
+SELECT * FROM chash_rebalance('rzb', 'rzb_drain', 'many_keys', 'id', replicas => 3, distinct_zones => true,
+							  drain => '{n03}');
+SELECT bool_and(from_node = 'n03') AS only_n03s_copies,
+	   sum(moved) = (SELECT count(*) FROM big_copies WHERE 'n03' = ANY (zbefore)) AS all_of_them,
+	   (SELECT bool_and(array_remove(b.zbefore, 'n03') <@ chash_lookup_n('rzb_drain', b.id, 3, true))
+		FROM big_copies b) AS others_stay
+FROM plan_big_drain;
+-- a ring whose positions have 32 bits, and one whose order is signed
+SELECT chash_ring_create('rzc', algorithm => 'tokens', key_hash => 'crc32');
+SELECT count(chash_node_add('rzc', 'c' || i, tokens => ARRAY[i * 600000000::bigint, i * 600000000::bigint + 277777777])) AS nodes
+FROM generate_series(1, 6) i;
+SELECT chash_ring_create('rzm', algorithm => 'tokens', key_hash => 'cassandra_murmur3');
+SELECT count(chash_node_add('rzm', 'c' || i, tokens => ARRAY[i * 1000000000000000000 - 4000000000000000000])) AS nodes
+FROM generate_series(1, 6) i;
+CREATE TABLE plan_spaces AS
+SELECT 'rzc' AS ring, * FROM chash_rebalance('rzc', 'rzc_copies', 'many_keys', 'id', replicas => 2)
+UNION ALL
+SELECT 'rzm', * FROM chash_rebalance('rzm', 'rzm_copies', 'many_keys', 'id', replicas => 2);
+SELECT x.ring, max(r.after / r.target) <= 1.05 AS peak_after_within,
+	   (SELECT sum(moved) FROM plan_spaces p WHERE p.ring = x.ring)
+	   <= 1.01 * sum(greatest(0, r.before - 1.05 * r.target)) AS near_the_bound,
+	   (SELECT sum(moved) FROM plan_spaces p WHERE p.ring = x.ring) =
+	   (SELECT count(*) FROM many_keys k, unnest(chash_lookup_n(x.ring || '_copies', k.id, 2)) c
+		WHERE NOT c = ANY (chash_lookup_n(x.ring, k.id, 2))) AS moved_copies_agree,
+	   bool_and(r.after = (SELECT count(*) FROM many_keys k, unnest(chash_lookup_n(x.ring || '_copies', k.id, 2)) c
+						   WHERE c = r.node)) AS after_counted
+FROM (VALUES ('rzc'), ('rzm')) x(ring), chash_rebalance_report(x.ring, x.ring || '_copies', 'many_keys', 'id', replicas => 2) r
+GROUP BY x.ring ORDER BY 1;
+-- the planner refuses what chash_rebalance never gives it
+CREATE TEMP VIEW rzb_nodes AS
+SELECT array_agg(node ORDER BY node) AS names, array_agg(1000.0::float8 ORDER BY node) AS limits,
+	   array_agg(false ORDER BY node) AS drained
+FROM chash.node_config WHERE ring = 'rzb';
+SELECT * FROM chash.rebalance_copy_tokens('rb', '{}', '{}', '{m1,m2,m3,m4,m5}', '{1,1,1,1,1}', '{f,f,f,f,f}', 2, false, 'Infinity');
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1}', names, limits, drained, 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,NULL}', '{1,1}', names, limits, drained, 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{{1},{2}}', '{1,1}', names, limits, drained, 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,-1}', names, limits, drained, 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,1}', names, limits[2:], drained, 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,1}', names, limits, drained[2:], 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,1}', names[2:], limits[2:], drained[2:], 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,1}', names[2:] || 'n02'::text, limits, drained, 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,1}', names, limits[2:] || 'NaN'::float8, drained, 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,1}', names, limits, drained, 0, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,1}', names, limits, '{t,t,t,t,t,t,t,t,f,f}', 3, false, 'Infinity') p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,1}', names, limits, drained, 3, false, -1) p;
+SELECT p.* FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{1,2}', '{1,1}', names, limits, drained, 3, false, 'NaN') p;
+SELECT * FROM chash.rebalance_copy_tokens('rzc', '{-1}', '{1}', '{c1,c2,c3,c4,c5,c6}', '{1,1,1,1,1,1}', '{f,f,f,f,f,f}', 2, false, 'Infinity');
+-- (a plan without rows changes no token)
+SELECT count(*) FILTER (WHERE (SELECT array_agg(t ORDER BY t) FROM unnest(p.tokens) t) =
+							(SELECT array_agg(t ORDER BY t) FROM unnest(n.tokens) t)) AS unchanged,
+	   count(*) AS nodes
+FROM rzb_nodes, chash.rebalance_copy_tokens('rzb', '{}', '{}', names, limits, drained, 3, false, 'Infinity') p
+JOIN chash.node_config n ON n.ring = 'rzb' AND n.node = p.node;
+DROP VIEW rzb_nodes;
+DROP TABLE many_keys, plan_big, big_copies, plan_big_drain, plan_spaces;
 -- a Redis master's replicas hold its slots: the plan is of masters
 SELECT * FROM chash_rebalance('rb', 'rb_x', 'tenants', 'tenant', replicas => 2);
 SELECT * FROM chash_rebalance('rz', 'rb_x', 'tenants', 'tenant', replicas => 0);
