@@ -95,6 +95,11 @@ CREATE TABLE chash.node_config (
 	-- how much load the node should take, relative to the others: read by
 	-- planning only (chash_rebalance), never by placement
 	capacity	double precision NOT NULL DEFAULT 1,
+	-- where the system's server is, when the system names it apart from
+	-- where it is (HAProxy's server address, twemproxy's host:port of a
+	-- named server): read by chash_export only, never by placement; NULL
+	-- means the node's name
+	address		text,
 	PRIMARY KEY (ring, node),
 	CONSTRAINT node_config_node_check
 		CHECK (node <> ''::text),
@@ -123,6 +128,8 @@ COMMENT ON COLUMN chash.node_config.target IS
 	'where the node''s rows live, for chash_migration_sql: a schema or schema-qualified (foreign) table in PostgreSQL, database.table in MySQL';
 COMMENT ON COLUMN chash.node_config.capacity IS
 	'how much load the node should take relative to the other nodes (default 1), for chash_rebalance; placement does not read it';
+COMMENT ON COLUMN chash.node_config.address IS
+	'where the system''s server is, when the system names it apart from where it is (HAProxy, twemproxy): NULL for the node''s name; for chash_export, placement does not read it';
 
 -- A node's place in its client's server list: the order of addition,
 -- unless changed.  Made after the tables, as in the catalogs of earlier

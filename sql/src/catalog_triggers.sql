@@ -113,12 +113,17 @@ BEGIN
 			MESSAGE = format('target of node "%s" is too long', chash.message_name(NEW.node)),
 			DETAIL = format('The target is %s bytes long; targets are at most 1024 bytes.', octet_length(NEW.target));
 	END IF;
+	IF octet_length(NEW.address) > 1024 AND (TG_OP = 'INSERT' OR NEW.address IS DISTINCT FROM OLD.address) THEN
+		RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded',
+			MESSAGE = format('address of node "%s" is too long', chash.message_name(NEW.node)),
+			DETAIL = format('The address is %s bytes long; addresses are at most 1024 bytes.', octet_length(NEW.address));
+	END IF;
 	RETURN NEW;
 END
 $$;
 COMMENT ON FUNCTION chash.check_node_values() IS
-	'trigger: a clear error for a node''s tokens, slots, zone or target that the catalog cannot take';
+	'trigger: a clear error for a node''s tokens, slots, zone, target or address that the catalog cannot take';
 CREATE OR REPLACE TRIGGER node_config_check_values
-	BEFORE INSERT OR UPDATE OF tokens, slots, zone, target ON chash.node_config
+	BEFORE INSERT OR UPDATE OF tokens, slots, zone, target, address ON chash.node_config
 	FOR EACH ROW EXECUTE FUNCTION chash.check_node_values();
 ALTER TABLE chash.node_config ENABLE ALWAYS TRIGGER node_config_check_values;

@@ -628,44 +628,49 @@ COMMENT ON FUNCTION chash.import_nodetool_ring(text, text, text) IS
 	'chash_ring_import of format nodetool_ring';
 
 -- The servers of a load balancer's configuration as a ring's nodes, in the
--- configuration's order: each node's weight, state and ordinal (its
--- position, or the server id HAProxy gives it) are the configuration's;
+-- configuration's order: each node's weight, state, ordinal (its position,
+-- or the server id HAProxy gives it) and address (NULL where the
+-- configuration names the server by where it is) are the configuration's;
 -- nodes that stay keep their zone, target and capacity.  One statement
 -- each: the ring is checked after each, whole.
 CREATE OR REPLACE FUNCTION chash.replace_config_nodes(ring text, names text[], weights float8[],
-													 states text[], ordinals bigint[])
+													 states text[], ordinals bigint[], addresses text[])
 	RETURNS integer
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
-	IF ring IS NULL OR names IS NULL OR weights IS NULL OR states IS NULL OR ordinals IS NULL THEN
+	IF ring IS NULL OR names IS NULL OR weights IS NULL OR states IS NULL OR ordinals IS NULL
+	   OR addresses IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'ring, names, weights, states and ordinals must not be null';
+			MESSAGE = 'ring, names, weights, states, ordinals and addresses must not be null';
 	END IF;
 	PERFORM chash.check_import_privilege(ring);
 	IF cardinality(weights) <> cardinality(names) OR cardinality(states) <> cardinality(names)
-	   OR cardinality(ordinals) <> cardinality(names) THEN
+	   OR cardinality(ordinals) <> cardinality(names) OR cardinality(addresses) <> cardinality(names) THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = 'names, weights, states and ordinals must have as many elements',
-			DETAIL = format('names has %s, weights %s, states %s and ordinals %s.',
-							cardinality(names), cardinality(weights), cardinality(states), cardinality(ordinals));
+			MESSAGE = 'names, weights, states, ordinals and addresses must have as many elements',
+			DETAIL = format('names has %s, weights %s, states %s, ordinals %s and addresses %s.',
+							cardinality(names), cardinality(weights), cardinality(states), cardinality(ordinals),
+							cardinality(addresses));
 	END IF;
 	DELETE FROM chash.node_config n
 	WHERE n.ring = replace_config_nodes.ring
 	  AND NOT EXISTS (SELECT FROM unnest(names) AS m(node) WHERE m.node = n.node);
-	INSERT INTO chash.node_config AS n (ring, node, weight, state, ordinal)
-	SELECT replace_config_nodes.ring, m.node, m.weight, m.state, m.ordinal
-	FROM unnest(names, weights, states, ordinals) WITH ORDINALITY AS m(node, weight, state, ordinal, k)
+	INSERT INTO chash.node_config AS n (ring, node, weight, state, ordinal, address)
+	SELECT replace_config_nodes.ring, m.node, m.weight, m.state, m.ordinal,
+		   nullif(m.address, m.node)
+	FROM unnest(names, weights, states, ordinals, addresses) WITH ORDINALITY
+		 AS m(node, weight, state, ordinal, address, k)
 	ORDER BY m.k
 	ON CONFLICT ON CONSTRAINT node_config_pkey
 	DO UPDATE SET weight = excluded.weight, state = excluded.state, ordinal = excluded.ordinal,
-				  vnodes = NULL, tokens = NULL, slots = NULL;
+				  address = excluded.address, vnodes = NULL, tokens = NULL, slots = NULL;
 	RETURN pg_catalog.cardinality(names);
 END
 $$;
-COMMENT ON FUNCTION chash.replace_config_nodes(text, text[], float8[], text[], bigint[]) IS
-	'make the servers of a configuration, with their weights, states and ordinals, a ring''s nodes';
+COMMENT ON FUNCTION chash.replace_config_nodes(text, text[], float8[], text[], bigint[], text[]) IS
+	'make the servers of a configuration, with their weights, states, ordinals and addresses (NULL or the name: none of its own), a ring''s nodes';
 
 -- The words of a configuration, each with its line: comments dropped;
 -- each word as written (a word that opens a quote it does not close is a
@@ -933,7 +938,9 @@ BEGIN
 			MESSAGE = format('server %s appears twice in the upstream', chash.message_name(dup)),
 			DETAIL = 'nginx hashes the server text: two servers of one text have the same points, which one node of a ring cannot.';
 	END IF;
-	RETURN chash.replace_config_nodes(ring, names, weights, states, ordinals);
+	-- nginx names a server by where it is: no address of its own
+	RETURN chash.replace_config_nodes(ring, names, weights, states, ordinals,
+									  array_fill(NULL::text, ARRAY[pg_catalog.cardinality(names)]));
 END
 $$;
 COMMENT ON FUNCTION chash.import_nginx_upstream(text, text) IS
@@ -965,6 +972,7 @@ DECLARE
 	disabled boolean;
 	sid bigint;
 	names text[] := '{}';
+	addresses text[] := '{}';
 	lines bigint[] := '{}';
 	weights float8[] := '{}';
 	states text[] := '{}';
@@ -1125,6 +1133,7 @@ BEGIN
 			ELSE
 				PERFORM chash.check_config_name(d[2], 'server name', dline);
 				names := names || d[2];
+				addresses := addresses || d[3];
 				lines := lines || dline;
 				-- a server of weight 0, as a disabled one, has no points
 				weights := weights || greatest(weight, 1)::float8;
@@ -1197,7 +1206,7 @@ BEGIN
 		END IF;
 		counter := counter + 1;
 	END LOOP;
-	RETURN chash.replace_config_nodes(ring, names, weights, states, ids);
+	RETURN chash.replace_config_nodes(ring, names, weights, states, ids, addresses);
 END
 $$;
 COMMENT ON FUNCTION chash.import_haproxy_backend(text, text) IS
@@ -1245,6 +1254,7 @@ DECLARE
 	name text;
 	key_hash text;
 	names text[] := '{}';
+	addresses text[] := '{}';
 	lines bigint[] := '{}';
 	weights float8[] := '{}';
 	dup record;
@@ -1343,6 +1353,9 @@ BEGIN
 			END IF;
 			PERFORM chash.check_config_name(name, 'server name', line.n);
 			names := names || name;
+			-- where the server is (host:port or the socket's path): an
+			-- address of its own unless it is the name
+			addresses := addresses || addr;
 			lines := lines || line.n;
 			weights := weights || weight::float8;
 			CONTINUE;
@@ -1428,7 +1441,8 @@ BEGIN
 	END LOOP;
 	RETURN chash.replace_config_nodes(ring, names, weights,
 									  array_fill('active'::text, ARRAY[pg_catalog.cardinality(names)]),
-									  (SELECT array_agg(k ORDER BY k) FROM generate_series(1::bigint, pg_catalog.cardinality(names)) k));
+									  (SELECT array_agg(k ORDER BY k) FROM generate_series(1::bigint, pg_catalog.cardinality(names)) k),
+									  addresses);
 END
 $$;
 COMMENT ON FUNCTION chash.import_twemproxy_pool(text, text) IS

@@ -17,7 +17,7 @@ CREATE OR REPLACE FUNCTION chash_ring_copy(src text, dst text)
 	AS 'MODULE_PATHNAME', 'chash_ring_copy'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION chash_ring_copy(text, text) IS
-	'create ring dst with the settings and nodes (their order, targets and capacities included) of ring src';
+	'create ring dst with the settings and nodes (their order, targets, capacities and addresses included) of ring src';
 
 CREATE OR REPLACE FUNCTION chash_node_add(ring text,
 							   node text,
@@ -27,12 +27,13 @@ CREATE OR REPLACE FUNCTION chash_node_add(ring text,
 							   target text DEFAULT NULL,
 							   tokens bigint[] DEFAULT NULL,
 							   slots int4range[] DEFAULT NULL,
-							   capacity double precision DEFAULT 1)
+							   capacity double precision DEFAULT 1,
+							   address text DEFAULT NULL)
 	RETURNS void
 	AS 'MODULE_PATHNAME', 'chash_node_add'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION chash_node_add(text, text, double precision, integer, text, text, bigint[], int4range[], double precision) IS
-	'add a node to a ring: weight (> 0), own vnodes (default: from the weight), zone, target (where its rows live), tokens (its points, instead of vnodes), slots (the slot ranges it owns, for slots rings), capacity (> 0, the load planning gives it relative to the others; default 1)';
+COMMENT ON FUNCTION chash_node_add(text, text, double precision, integer, text, text, bigint[], int4range[], double precision, text) IS
+	'add a node to a ring: weight (> 0), own vnodes (default: from the weight), zone, target (where its rows live), tokens (its points, instead of vnodes), slots (the slot ranges it owns, for slots rings), capacity (> 0, the load planning gives it relative to the others; default 1), address (where the system''s server is, for chash_export; default: the node''s name)';
 
 CREATE OR REPLACE FUNCTION chash_node_set(ring text,
 							   node text,
@@ -43,12 +44,13 @@ CREATE OR REPLACE FUNCTION chash_node_set(ring text,
 							   target text DEFAULT NULL,
 							   tokens bigint[] DEFAULT NULL,
 							   slots int4range[] DEFAULT NULL,
-							   capacity double precision DEFAULT NULL)
+							   capacity double precision DEFAULT NULL,
+							   address text DEFAULT NULL)
 	RETURNS void
 	AS 'MODULE_PATHNAME', 'chash_node_set'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION chash_node_set(text, text, double precision, integer, text, text, text, bigint[], int4range[], double precision) IS
-	'change a node''s weight, vnodes, state (active or down), zone, target, tokens or slots (''{}'' for none), or capacity; NULL leaves a setting as it is';
+COMMENT ON FUNCTION chash_node_set(text, text, double precision, integer, text, text, text, bigint[], int4range[], double precision, text) IS
+	'change a node''s weight, vnodes, state (active or down), zone, target, tokens or slots (''{}'' for none), capacity or address; NULL leaves a setting as it is';
 
 CREATE OR REPLACE FUNCTION chash_ring_set(ring text,
 							   hash text DEFAULT NULL,
@@ -97,9 +99,9 @@ COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, 
 
 /*
  * The cutover of a batch migration: ring takes planned's settings and
- * nodes (their order, targets, tokens, slots and capacities) in one statement's worth
- * of catalog changes, which the catalog's trigger checks, versions and
- * makes every backend's cache see, as for any change.  The planned copy
+ * nodes (their order, targets, tokens, slots, capacities and addresses) in
+ * one statement's worth of catalog changes, which the catalog's trigger
+ * checks, versions and makes every backend's cache see, as for any change.  The planned copy
  * is dropped unless asked not to.  Rings in an online move under way are
  * refused: chash_move_online switches them itself.
  */
@@ -164,9 +166,9 @@ BEGIN
 	FROM chash.ring_config p
 	WHERE c.ring = target_ring AND p.ring = planned_ring;
 	INSERT INTO chash.node_config (ring, node, weight, vnodes, zone, state, ordinal,
-								   target, tokens, slots, capacity)
+								   target, tokens, slots, capacity, address)
 	SELECT target_ring, n.node, n.weight, n.vnodes, n.zone, n.state, n.ordinal,
-		   n.target, n.tokens, n.slots, n.capacity
+		   n.target, n.tokens, n.slots, n.capacity, n.address
 	FROM chash.node_config n WHERE n.ring = planned_ring
 	ORDER BY n.ordinal, n.node;
 	GET DIAGNOSTICS nodes = ROW_COUNT;
@@ -183,4 +185,4 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_ring_switch(text, text, boolean) IS
-	'the cutover of a migration: ring takes the settings and nodes (order, targets, tokens, slots, capacities) of its planned copy, checked and versioned as any change; the copy is dropped unless drop_planned is false; returns the ring''s number of nodes';
+	'the cutover of a migration: ring takes the settings and nodes (order, targets, tokens, slots, capacities, addresses) of its planned copy, checked and versioned as any change; the copy is dropped unless drop_planned is false; returns the ring''s number of nodes';

@@ -9,10 +9,10 @@ COMMENT ON VIEW chash.ring_balance IS
 CREATE OR REPLACE VIEW chash.nodes AS
 	SELECT n.ring, n.node, n.weight, n.vnodes, n.zone, n.state,
 		   chash.node_points(n.ring, n.node) AS points,
-		   n.ordinal, n.target, n.tokens, n.slots, n.capacity
+		   n.ordinal, n.target, n.tokens, n.slots, n.capacity, n.address
 	FROM chash.node_config n;
 COMMENT ON VIEW chash.nodes IS
-	'one row a node: its ring, weight, own vnodes, zone, state, number of points (NULL if its ring cannot be built or places no points), place in the server list, target, tokens, slot ranges and capacity';
+	'one row a node: its ring, weight, own vnodes, zone, state, number of points (NULL if its ring cannot be built or places no points), place in the server list, target, tokens, slot ranges, capacity and address (NULL: its name)';
 
 CREATE OR REPLACE VIEW chash.rings AS
 	SELECT r.ring, r.algorithm, r.hash, coalesce(r.key_hash, r.hash) AS key_hash,

@@ -38,10 +38,17 @@ ALTER TABLE chash.node_config
 COMMENT ON COLUMN chash.node_config.capacity IS
 	'how much load the node should take relative to the other nodes (default 1), for chash_rebalance; placement does not read it';
 
+-- A node's address, where the system's server is when the system names it
+-- apart from where it is: NULL (the node's name) for the nodes already there
+ALTER TABLE chash.node_config ADD COLUMN address text;
+COMMENT ON COLUMN chash.node_config.address IS
+	'where the system''s server is, when the system names it apart from where it is (HAProxy, twemproxy): NULL for the node''s name; for chash_export, placement does not read it';
+
 -- Changed signatures and result columns: settings a profile does not
 -- decide are NULL by default, so that a profile can tell them from those
 -- given; the cache's figures gain memory and evictions; chash_node_add and
--- chash_node_set take a capacity; chash_key_distribution gains bytes
+-- chash_node_set take a capacity and an address; chash_key_distribution
+-- gains bytes
 DROP FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text);
 DROP FUNCTION chash.cache_stats();
 DROP FUNCTION chash_node_add(text, text, double precision, integer, text, text, bigint[], int4range[]);
@@ -49,7 +56,7 @@ DROP FUNCTION chash_node_set(text, text, double precision, integer, text, text, 
 DROP FUNCTION chash_key_distribution(text, regclass, name);
 
 -- The view of rings shows hash_tag and profile, the view of nodes their
--- capacity: dropped, as their columns change, with their functions of
+-- capacity and address: dropped, as their columns change, with their functions of
 -- PostgreSQL 14
 DROP VIEW chash.rings;
 DROP FUNCTION IF EXISTS chash.rings_as_caller();

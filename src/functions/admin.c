@@ -145,8 +145,8 @@ static uint64
 execute_with_own_args(FunctionCallInfo fcinfo, const char *sql,
 					  int nargs, const Oid *argtypes)
 {
-	Datum		args[10];		/* chash_node_set's ten at most */
-	bool		nulls[10];
+	Datum		args[11];		/* chash_node_set's eleven at most */
+	bool		nulls[11];
 
 	if (nargs > lengthof(args) || nargs > PG_NARGS())
 		elog(ERROR, "statement of %d arguments from a call of %d", nargs,
@@ -405,7 +405,15 @@ chash_ring_copy(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("ring \"%s\" already exists", MSG(dst))));
-	(void) execute_with_own_args(fcinfo, chash_catalog_has_capacity() ?
+	(void) execute_with_own_args(fcinfo, chash_catalog_has_address() ?
+								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+								 " (ring, node, weight, vnodes, zone, state, ordinal, target, tokens, slots,"
+								 " capacity, address)"
+								 " SELECT $2, node, weight, vnodes, zone, state, ordinal, target, tokens, slots,"
+								 " capacity, address"
+								 " FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
+								 " WHERE ring" CHASH_EQ "$1" :
+								 chash_catalog_has_capacity() ?
 								 "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 								 " (ring, node, weight, vnodes, zone, state, ordinal, target, tokens, slots,"
 								 " capacity)"
@@ -448,7 +456,7 @@ chash_ring_drop(PG_FUNCTION_ARGS)
 
 /*
  * chash_node_add(ring, node, weight, vnodes, zone, target, tokens, slots,
- * capacity); the SQL functions of earlier versions pass fewer.
+ * capacity, address); the SQL functions of earlier versions pass fewer.
  */
 PG_FUNCTION_INFO_V1(chash_node_add);
 
@@ -457,8 +465,8 @@ chash_node_add(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[9] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID,
-	INT8ARRAYOID, INT4RANGEARRAYOID, FLOAT8OID};
+	Oid			argtypes[10] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID,
+	INT8ARRAYOID, INT4RANGEARRAYOID, FLOAT8OID, TEXTOID};
 
 	check_node_name(node);
 	if (PG_ARGISNULL(2))
@@ -484,7 +492,7 @@ chash_node_add(PG_FUNCTION_ARGS)
 
 	/*
 	 * the functions of 1.0 (no target), of 1.1 and 1.2 (no tokens, slots)
-	 * and of 1.3 (no capacity)
+	 * and of 1.3 (no capacity, address)
 	 */
 	if (execute_with_own_args(fcinfo, PG_NARGS() < 6 ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
@@ -501,11 +509,16 @@ chash_node_add(PG_FUNCTION_ARGS)
 							  " (ring, node, weight, vnodes, zone, target, tokens, slots)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
 							  " ON CONFLICT (ring, node) DO NOTHING" :
+							  PG_NARGS() < 10 ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " (ring, node, weight, vnodes, zone, target, tokens, slots, capacity)"
 							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+							  " ON CONFLICT (ring, node) DO NOTHING" :
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " (ring, node, weight, vnodes, zone, target, tokens, slots, capacity, address)"
+							  " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
 							  " ON CONFLICT (ring, node) DO NOTHING",
-							  Min(PG_NARGS(), 9), argtypes) == 0)
+							  Min(PG_NARGS(), 10), argtypes) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
 				 errmsg("node \"%s\" already exists in ring \"%s\"", MSG(node), MSG(ring)),
@@ -534,7 +547,7 @@ chash_node_remove(PG_FUNCTION_ARGS)
 
 /*
  * chash_node_set(ring, node, weight, vnodes, state, zone, target, tokens,
- * slots, capacity): a NULL argument leaves that setting as it is.  The SQL
+ * slots, capacity, address): a NULL argument leaves that setting as it is.  The SQL
  * functions of earlier versions pass fewer.
  */
 PG_FUNCTION_INFO_V1(chash_node_set);
@@ -544,8 +557,8 @@ chash_node_set(PG_FUNCTION_ARGS)
 {
 	char	   *ring = arg_ring(fcinfo);
 	char	   *node = arg_text(fcinfo, 1, "node");
-	Oid			argtypes[10] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
-	INT8ARRAYOID, INT4RANGEARRAYOID, FLOAT8OID};
+	Oid			argtypes[11] = {TEXTOID, TEXTOID, FLOAT8OID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
+	INT8ARRAYOID, INT4RANGEARRAYOID, FLOAT8OID, TEXTOID};
 
 	if (!PG_ARGISNULL(2))
 		check_positive("weight", PG_GETARG_FLOAT8(2));
@@ -560,7 +573,7 @@ chash_node_set(PG_FUNCTION_ARGS)
 
 	/*
 	 * the functions of 1.0 (no target), of 1.1 and 1.2 (no tokens, slots)
-	 * and of 1.3 (no capacity)
+	 * and of 1.3 (no capacity, address)
 	 */
 	if (execute_with_own_args(fcinfo, PG_NARGS() < 7 ?
 							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
@@ -587,6 +600,7 @@ chash_node_set(PG_FUNCTION_ARGS)
 							  " tokens = coalesce($8, tokens),"
 							  " slots = coalesce($9, slots)"
 							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2" :
+							  PG_NARGS() < 11 ?
 							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
 							  " SET weight = coalesce($3, weight),"
 							  " vnodes = coalesce($4, vnodes),"
@@ -596,8 +610,19 @@ chash_node_set(PG_FUNCTION_ARGS)
 							  " tokens = coalesce($8, tokens),"
 							  " slots = coalesce($9, slots),"
 							  " capacity = coalesce($10, capacity)"
+							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2" :
+							  "UPDATE " CHASH_SCHEMA "." CHASH_NODE_TABLE
+							  " SET weight = coalesce($3, weight),"
+							  " vnodes = coalesce($4, vnodes),"
+							  " state = coalesce($5, state),"
+							  " zone = coalesce($6, zone),"
+							  " target = coalesce($7, target),"
+							  " tokens = coalesce($8, tokens),"
+							  " slots = coalesce($9, slots),"
+							  " capacity = coalesce($10, capacity),"
+							  " address = coalesce($11, address)"
 							  " WHERE ring" CHASH_EQ "$1 AND node" CHASH_EQ "$2",
-							  Min(PG_NARGS(), 10), argtypes) == 0)
+							  Min(PG_NARGS(), 11), argtypes) == 0)
 		error_node_missing(ring, node);
 	PG_RETURN_VOID();
 }

@@ -54,6 +54,7 @@ typedef struct CatalogIds
 	bool		has_table_size; /* ring_config.table_size, from 1.3 */
 	bool		has_hash_tag;	/* ring_config.hash_tag, from 1.4 */
 	bool		has_capacity;	/* node_config.capacity, from 1.4 */
+	bool		has_address;	/* node_config.address, from 1.4 */
 } CatalogIds;
 
 static CatalogIds ids;
@@ -96,6 +97,7 @@ lookup_ids(void)
 	ids.has_table_size = get_attnum(ids.ring_table, "table_size") != InvalidAttrNumber;
 	ids.has_hash_tag = get_attnum(ids.ring_table, "hash_tag") != InvalidAttrNumber;
 	ids.has_capacity = get_attnum(ids.node_table, "capacity") != InvalidAttrNumber;
+	ids.has_address = get_attnum(ids.node_table, "address") != InvalidAttrNumber;
 }
 
 /* Whether the catalog has ring_config.table_size (1.3 on) */
@@ -123,6 +125,17 @@ chash_catalog_has_capacity(void)
 {
 	lookup_ids();
 	return ids.has_capacity;
+}
+
+/*
+ * Whether the catalog has node_config.address (1.4 on).  Only chash_export
+ * reads it; routing never does.
+ */
+bool
+chash_catalog_has_address(void)
+{
+	lookup_ids();
+	return ids.has_address;
 }
 
 /* The OID of one of the catalog tables; an error if chash is not installed */

@@ -154,9 +154,9 @@ SELECT chash_node_add('keyhash64', node) FROM unnest(ARRAY['k1', 'k2', 'k3', 'k4
 SELECT chash_ring_create('keyhash32', hash => 'murmur3_32', key_hash => 'crc32',
 						 vnode_name => 'vn{i}:{node}', vnode_first => 7);
 SELECT chash_node_add('keyhash32', node) FROM unnest(ARRAY['s1', 's2']) node;
--- weights, own vnodes, zones, capacities, a node down
+-- weights, own vnodes, zones, capacities, an address, a node down
 SELECT chash_ring_create('mixed', vnodes => 80);
-SELECT chash_node_add('mixed', 'heavy', 2.5, zone => 'eu-west', capacity => 4);
+SELECT chash_node_add('mixed', 'heavy', 2.5, zone => 'eu-west', capacity => 4, address => '10.0.0.1:6379');
 SELECT chash_node_add('mixed', 'light', 0.25, zone => 'eu-west', capacity => 0.5);
 SELECT chash_node_add('mixed', 'fixed', 3, vnodes => 37, zone => 'us-east');
 SELECT chash_node_add('mixed', 'plain');

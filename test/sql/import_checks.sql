@@ -343,14 +343,18 @@ alpha:
    - '10.0.0.2:11212:2'
    - 10.0.0.3:11211:3 cache-3   # named
 $c$) AS servers;
-SELECT ring, node, weight, state, ordinal FROM chash.node_config
+-- (the address is where the server is when the configuration names it
+-- apart: HAProxy's servers, twemproxy's named servers and those of port
+-- 11211; NULL for the others, whose names say where they are)
+SELECT ring, node, weight, state, ordinal, address FROM chash.node_config
 WHERE ring IN ('ic_nginx', 'ic_haproxy', 'ic_twem') ORDER BY ring, ordinal;
 -- imported again: the servers of the input, nodes that stay keep their
--- zone, target and capacity, the others go
-SELECT chash_node_set('ic_nginx', '10.0.0.1:8080', zone => 'z1', target => 'shard_1', capacity => 2.5);
+-- zone, target and capacity, the others go; the address is the input's
+SELECT chash_node_set('ic_nginx', '10.0.0.1:8080', zone => 'z1', target => 'shard_1', capacity => 2.5,
+					  address => 'elsewhere:1');
 SELECT chash_ring_import('ic_nginx', 'nginx_upstream',
 	'upstream cache { hash $key consistent; server 10.0.0.9:8080; server 10.0.0.1:8080 weight=5; }') AS servers;
-SELECT node, weight, state, ordinal, zone, target, capacity FROM chash.node_config WHERE ring = 'ic_nginx' ORDER BY ordinal;
+SELECT node, weight, state, ordinal, zone, target, capacity, address FROM chash.node_config WHERE ring = 'ic_nginx' ORDER BY ordinal;
 
 -- nginx: every refusal, and nothing changed
 SELECT i AS input, pg_temp.refused(format($$SELECT chash_ring_import('ic_nginx', 'nginx_upstream', %L)$$, i)) AS outcome
@@ -465,8 +469,8 @@ SELECT pg_temp.refused($$SELECT chash_ring_import(NULL, 'haproxy_backend', 'back
 SELECT pg_temp.refused($$SELECT chash_ring_import('ic_twem', 'twemproxy_pool', 'alpha:', 'dc1')$$);
 SELECT pg_temp.refused($$SELECT chash_ring_import('ic_twem', 'twemproxy', 'alpha:')$$);
 SELECT pg_temp.refused($$SELECT chash.import_haproxy_backend('ic_haproxy', NULL)$$);
-SELECT pg_temp.refused($$SELECT chash.replace_config_nodes('ic_nginx', '{a}', '{1}', '{active}', NULL)$$);
-SELECT pg_temp.refused($$SELECT chash.replace_config_nodes('ic_nginx', '{a, b}', '{1}', '{active}', '{1}')$$);
+SELECT pg_temp.refused($$SELECT chash.replace_config_nodes('ic_nginx', '{a}', '{1}', '{active}', NULL, '{NULL}')$$);
+SELECT pg_temp.refused($$SELECT chash.replace_config_nodes('ic_nginx', '{a, b}', '{1}', '{active}', '{1}', '{NULL}')$$);
 
 -- Inputs of 100,000 servers ending in an error: refused to a role without
 -- the privilege before they are read, and read in linear time by one with

@@ -156,6 +156,7 @@ SET ROLE regress_chash_writer;
 SELECT chash_ring_create('priv_w');
 SELECT chash_node_set('priv', 'd', state => 'active');
 SELECT chash_node_set('priv', 'd', capacity => 2);
+SELECT chash_node_set('priv', 'd', address => '10.0.0.4:80');
 -- an import is refused before its input is read
 SELECT chash_ring_import('priv', 'redis_cluster_nodes', 'not a line');
 UPDATE chash.node_config SET state = 'active' WHERE ring = 'priv';
@@ -222,6 +223,9 @@ SELECT chash_node_set('priv', 'c', zone => 'eu-west');
 SELECT chash_node_set('priv', 'c', capacity => 2);
 SELECT capacity FROM chash.node_config WHERE ring = 'priv' AND node = 'c';
 SELECT chash_node_set('priv', 'c', capacity => 1);
+SELECT chash_node_set('priv', 'c', address => '10.0.0.3:80');
+SELECT address FROM chash.node_config WHERE ring = 'priv' AND node = 'c';
+UPDATE chash.node_config SET address = NULL WHERE ring = 'priv' AND node = 'c';
 SELECT chash_node_add('priv', 'e');
 SELECT chash_node_remove('priv', 'c');
 SELECT chash_ring_create('priv_w');
@@ -315,8 +319,9 @@ GRANT SELECT (ring, node, weight, vnodes, state, ordinal, zone, tokens, slots) O
 	TO regress_chash_reader;
 SET ROLE regress_chash_reader;
 SELECT regress_chash_nodes_routed() AS reader_with_column_grants;
--- (capacity is not among them: routing never reads it)
+-- (capacity and address are not among them: routing never reads them)
 SELECT capacity FROM chash.node_config WHERE ring = 'priv';
+SELECT address FROM chash.node_config WHERE ring = 'priv';
 RESET ROLE;
 REVOKE SELECT (ring, node, weight, vnodes, state, ordinal, zone, tokens, slots) ON chash.node_config
 	FROM regress_chash_reader;

@@ -255,6 +255,48 @@ UPDATE chash.node_config SET capacity = NULL WHERE ring = 'cap' AND node = 'a';
 SELECT node, weight, capacity FROM chash.node_config WHERE ring = 'cap' ORDER BY node;
 SELECT chash_ring_drop('cap');
 
+-- A node's address: where the system's server is when the system names it
+-- apart from where it is (HAProxy, twemproxy), for chash_export; NULL (the
+-- default) means the node's name
+SELECT chash_ring_create('addr');
+SELECT chash_node_add('addr', 'a');
+SELECT chash_node_add('addr', 'b', 2, address => '10.0.0.2:6379');
+SELECT chash_node_add('addr', 'c', zone => 'z1', address => 'unix@/run/c.sock');
+SELECT node, weight, zone, address FROM chash.node_config WHERE ring = 'addr' ORDER BY node;
+CREATE TEMP TABLE addr_owners AS
+SELECT k, chash_lookup('addr', k) AS owner FROM generate_series(1, 5000) k;
+CREATE TEMP TABLE addr_points AS SELECT * FROM chash_points('addr');
+-- chash_node_set changes it; NULL, or another setting alone, leaves it
+SELECT chash_node_set('addr', 'a', address => '10.0.0.1:6379');
+SELECT chash_node_set('addr', 'b', address => NULL);
+SELECT chash_node_set('addr', 'c', zone => 'z2');
+SELECT node, zone, address FROM chash.nodes WHERE ring = 'addr' ORDER BY node;
+-- ... by plain DML too, back to NULL as well
+UPDATE chash.node_config SET address = NULL WHERE ring = 'addr' AND node = 'c';
+UPDATE chash.node_config SET address = 'b.example:6379' WHERE ring = 'addr' AND node = 'b';
+-- placement never reads it: every point and every key's owner as before
+SELECT (SELECT count(*) FROM addr_points) AS points,
+	   (SELECT count(*) FROM ((SELECT * FROM addr_points EXCEPT ALL SELECT * FROM chash_points('addr'))
+							  UNION ALL
+							  (SELECT * FROM chash_points('addr') EXCEPT ALL SELECT * FROM addr_points)) d) AS points_changed,
+	   (SELECT count(DISTINCT owner) FROM addr_owners) AS owners,
+	   (SELECT count(*) FROM addr_owners o WHERE chash_lookup('addr', o.k) IS DISTINCT FROM o.owner) AS keys_moved;
+-- a copy carries it, and a copy that differs only in addresses moves nothing
+SELECT chash_ring_copy('addr', 'addr_copy');
+SELECT node, address FROM chash.node_config WHERE ring = 'addr_copy' ORDER BY node;
+SELECT chash_node_set('addr_copy', 'c', address => '10.0.0.3:6379');
+SELECT count(*) AS moving_ranges FROM chash_moved_ranges('addr', 'addr_copy');
+-- so does a switch to the copy
+SELECT chash_ring_switch('addr', 'addr_copy');
+SELECT node, address FROM chash.node_config WHERE ring = 'addr' ORDER BY node;
+-- at most 1,024 bytes, as zones and targets; nothing changes on error
+SELECT chash_node_add('addr', 'd', address => repeat('x', 1025));
+SELECT chash_node_set('addr', 'a', address => repeat('é', 513));
+UPDATE chash.node_config SET address = repeat('x', 1025) WHERE ring = 'addr' AND node = 'a';
+SELECT chash_node_set('addr', 'a', address => repeat('x', 1024));
+SELECT node, octet_length(address) AS address_bytes FROM chash.node_config WHERE ring = 'addr' ORDER BY node;
+SELECT chash_ring_drop('addr');
+
 -- An empty ring and a ring whose nodes are all down are fine to keep
 SELECT chash_ring_create('all_down');
 SELECT chash_node_add('all_down', 'x');
