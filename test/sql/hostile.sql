@@ -19,6 +19,8 @@ SELECT chash_node_add('hostile_shards', n, target => 'public.hostile_keys') FROM
 SELECT chash_ring_create('hostile_set');
 SELECT chash_ring_create('hostile_redis', profile => 'redis_cluster');
 SELECT chash_ring_create('hostile_cass', profile => 'cassandra');
+SELECT chash_ring_create('hostile_nginx', profile => 'nginx');
+SELECT chash_node_add('hostile_nginx', '127.0.0.1:80');
 SELECT chash_ring_create('hostile_slots', profile => 'redis_cluster');
 SELECT chash_node_add('hostile_slots', 'm' || i) FROM generate_series(1, 3) i;
 SELECT chash_ring_create('hostile_tokens', algorithm => 'tokens');
@@ -65,6 +67,9 @@ INSERT INTO hostile_samples VALUES
 	('names', NULL, 'ARRAY[''t1'', ''t2'', ''t3'']', 'chash.rebalance_unit_rows'),
 	('positions', NULL, 'ARRAY[1, 2, 2]::bigint[]', 'chash.rebalance_unit_rows'),
 	('loads', NULL, 'ARRAY[1, 2, 3]::float8[]', 'chash.rebalance_unit_rows'),
+	('ring', NULL, '''hostile_nginx''', 'chash_export'),
+	('format', NULL, '''nginx''', 'chash_export'),
+	('options', NULL, '''{"key": "$http_x_key"}''::jsonb', 'chash_export'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
 	('input', NULL, 'E''Datacenter: dc1\nAddress Rack Status State Load Owns Token\n10.0.1.1 r1 Up Normal 1 KiB ? -9000\n''',
 	 'chash.import_nodetool_ring');
@@ -96,7 +101,9 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('routing_partition_size', NULL, '2'), ('names', NULL, 'ARRAY[''127.0.0.1:30001'']'),
 	('states', NULL, 'ARRAY[''active'']'), ('slot_lists', NULL, 'ARRAY[''{"[0,16384)"}'']'),
 	('weights', NULL, 'ARRAY[1]::float8[]'), ('ordinals', NULL, 'ARRAY[1]::bigint[]'),
-	('addresses', NULL, 'ARRAY[NULL]::text[]'),
+	('addresses', NULL, 'ARRAY[NULL]::text[]'), ('options', NULL, '''{}''::jsonb'),
+	('key_hashes', NULL, 'ARRAY[''crc32'']'), ('hash_tag_allowed', NULL, 'false'), ('max_weight', NULL, '256'),
+	('dflt', NULL, '''d'''), ('what', NULL, '''w'''),
 	('pattern', NULL, '''\S+'''), ('word', NULL, '''"w"'''), ('haproxy', NULL, 'true'),
 	('conn', NULL, '''hostile_conn'''), ('query', NULL, '''SELECT 1'''), ('command', NULL, '''SELECT 1'''),
 	('server', NULL, '''hostile_server'''), ('remote_table', NULL, '''public.t'''),
@@ -153,6 +160,7 @@ INSERT INTO hostile_nullable VALUES
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'table_size'),
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text)', 'lookup'),
 	('chash_ring_import(text,text,text,text)', 'datacenter'),
+	('chash_export(text,text,jsonb)', 'format'),
 	('chash_load(text,regclass,name,text,double precision)', 'sample'),
 	('chash_rebalance(text,text,regclass,name,double precision,text,text[],double precision,boolean,integer,boolean)', 'max_moved'),
 	('chash.rebalance_tokens(text,text,regclass,name,double precision,text,text[],double precision)', 'max_moved'),
@@ -410,4 +418,4 @@ DROP FUNCTION hostile_call(hostile_functions, integer, text);
 DROP TABLE hostile_keys;
 DROP OWNED BY regress_chash_nobody;
 DROP ROLE regress_chash_nobody;
-SELECT chash_ring_drop(r) FROM unnest(ARRAY['hostile', 'hostile_next', 'hostile_redis', 'hostile_set', 'hostile_slots']) r;
+SELECT chash_ring_drop(r) FROM unnest(ARRAY['hostile', 'hostile_next', 'hostile_redis', 'hostile_set', 'hostile_slots', 'hostile_nginx']) r;

@@ -301,10 +301,18 @@ END
 $$;
 SELECT regress_chash_nodes_routed() AS superuser_routes_to;
 SELECT chash_ring_copy('priv', 'priv_copy');
--- no SELECT on node_config: no routing, no points, no plans, no views
+-- an export reads the catalog as any reader does
+SELECT chash_ring_create('priv_ng', profile => 'nginx');
+SELECT chash_node_add('priv_ng', '10.0.0.1:80'), chash_node_add('priv_ng', '10.0.0.2:80', 2);
+SET ROLE regress_chash_reader;
+SELECT chash_export('priv_ng');
+RESET ROLE;
+-- no SELECT on node_config: no routing, no points, no plans, no views,
+-- no export
 REVOKE SELECT ON chash.node_config FROM PUBLIC;
 SET ROLE regress_chash_reader;
 \set VERBOSITY default
+SELECT chash_export('priv_ng');
 SELECT chash_lookup('priv', 'k');
 SELECT regress_chash_nodes_routed();
 SELECT count(*) FROM chash_points('priv');
@@ -322,11 +330,14 @@ SELECT regress_chash_nodes_routed() AS reader_with_column_grants;
 -- (capacity and address are not among them: routing never reads them)
 SELECT capacity FROM chash.node_config WHERE ring = 'priv';
 SELECT address FROM chash.node_config WHERE ring = 'priv';
+-- (an export reads the addresses)
+SELECT chash_export('priv_ng');
 RESET ROLE;
 REVOKE SELECT (ring, node, weight, vnodes, state, ordinal, zone, tokens, slots) ON chash.node_config
 	FROM regress_chash_reader;
 GRANT SELECT ON chash.node_config TO PUBLIC;
 SELECT chash_ring_drop('priv_copy');
+SELECT chash_ring_drop('priv_ng');
 
 -- row-level security hides node a from the reader
 ALTER TABLE chash.node_config ENABLE ROW LEVEL SECURITY;

@@ -1,0 +1,247 @@
+--
+-- chash_export: a ring as the configuration of nginx, HAProxy and
+-- twemproxy.  Each export is read back by chash_ring_import (which reads
+-- what the compatibility suites prove the real servers do) into a new
+-- ring, which must route 100,000 keys exactly as the first, and export to
+-- the same text (a fixed point); every refusal names the setting.
+--
+-- Rings of this test are named ex_*; everything is dropped at the end.
+--
+SET client_min_messages = warning;
+
+-- export, import into a new ring of the same profile and hashes, compare
+-- the owners of 100,000 keys (a third of them with a hash tag), export
+-- again
+CREATE FUNCTION pg_temp.round_trip(src text, fmt text, opts jsonb,
+								   OUT servers integer, OUT keys bigint, OUT owners bigint,
+								   OUT unrouted bigint, OUT differing bigint, OUT fixed_point boolean)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	c record;
+	first text;
+	dst text := src || '_back';
+BEGIN
+	SELECT coalesce(r.key_hash, r.hash) AS key_hash, r.hash_tag INTO c FROM chash.ring_config r WHERE r.ring = src;
+	-- (the upstream, backend or pool named alike in both)
+	opts := opts || '{"name": "rt"}';
+	first := chash_export(src, fmt, opts);
+	IF fmt = 'nginx' THEN
+		PERFORM chash_ring_create(dst, profile => 'nginx');
+		servers := chash_ring_import(dst, 'nginx_upstream', first);
+	ELSIF fmt = 'haproxy' THEN
+		PERFORM chash_ring_create(dst, profile => 'haproxy', key_hash => c.key_hash);
+		servers := chash_ring_import(dst, 'haproxy_backend', first);
+	ELSE
+		PERFORM chash_ring_create(dst, profile => 'twemproxy', key_hash => c.key_hash, hash_tag => c.hash_tag);
+		servers := chash_ring_import(dst, 'twemproxy_pool', first);
+	END IF;
+	SELECT count(*), count(DISTINCT chash_lookup(src, k.k)),
+		   count(*) FILTER (WHERE chash_lookup(src, k.k) IS NULL),
+		   count(*) FILTER (WHERE chash_lookup(src, k.k) IS DISTINCT FROM chash_lookup(dst, k.k))
+	INTO keys, owners, unrouted, differing
+	FROM (SELECT 'key:' || g || CASE WHEN g % 3 = 0 THEN '{' || g % 97 || '}' ELSE '' END AS k
+		  FROM generate_series(1, 100000) g) k;
+	fixed_point := chash_export(dst, fmt, opts) = first;
+	PERFORM chash_ring_drop(dst);
+END
+$$;
+RESET client_min_messages;
+
+--
+-- nginx: an upstream block, "hash KEY consistent", the servers in order
+-- with their weights (weight=1 left out) and down
+--
+SELECT chash_ring_create('ex_ng' || n, profile => 'nginx') FROM unnest(ARRAY[1, 2, 10, 100, 1000]) n;
+SELECT count(chash_node_add('ex_ng' || n, format('127.1.%s.%s:20001', i / 250, i % 250 + 1),
+							CASE WHEN n = 2 THEN i ELSE 1 + i * 7 % 5 END))
+FROM unnest(ARRAY[1, 2, 10, 100, 1000]) n, generate_series(1, n) i;
+-- some servers down: every fourth
+SELECT count(chash_node_set(ring, node, state => 'down'))
+FROM (SELECT ring, node, row_number() OVER (PARTITION BY ring ORDER BY ordinal) AS k
+	  FROM chash.node_config WHERE ring IN ('ex_ng10', 'ex_ng100', 'ex_ng1000')) n
+WHERE k % 4 = 2;
+-- names with the characters nginx reads in quotes
+SELECT chash_ring_create('ex_ngodd', profile => 'nginx');
+SELECT count(chash_node_add('ex_ngodd', name, w))
+FROM unnest(ARRAY['unix:/tmp/a b.sock', 'host;{x}', 'q"uote', 'back\slash', 'ünï:80', '#hash', 'it''s', '$var', 'plain:80'])
+	 WITH ORDINALITY AS x(name, w);
+SELECT chash_export('ex_ng10', options => '{"key": "$http_x_key", "name": "cache"}');
+SELECT chash_export('ex_ngodd');
+SELECT r AS ring, t.*
+FROM unnest(ARRAY['ex_ng1', 'ex_ng2', 'ex_ng10', 'ex_ng100', 'ex_ng1000', 'ex_ngodd']) r,
+	 pg_temp.round_trip(r, 'nginx', '{"key": "$http_x_key"}') t;
+
+--
+-- HAProxy: a backend section, the ring's key hash, each server with its
+-- address (the node's name if it has none), its id (the node's ordinal),
+-- its weight and disabled if down
+--
+SELECT chash_ring_create('ex_hp1', profile => 'haproxy'),
+	   chash_ring_create('ex_hp2', profile => 'haproxy', key_hash => 'haproxy_sdbm'),
+	   chash_ring_create('ex_hp10', profile => 'haproxy', key_hash => 'haproxy_djb2'),
+	   chash_ring_create('ex_hp100', profile => 'haproxy', key_hash => 'crc32'),
+	   chash_ring_create('ex_hp1000', profile => 'haproxy', key_hash => 'haproxy_wt6_avalanche');
+SELECT count(chash_node_add('ex_hp' || n, 's' || i, 1 + i * 37 % 256,
+							address => CASE WHEN i % 3 > 0 THEN format('127.0.0.1:%s', 20000 + i) END))
+FROM unnest(ARRAY[1, 2, 10, 100, 1000]) n, generate_series(1, n) i;
+SELECT count(chash_node_set(ring, node, state => 'down'))
+FROM (SELECT ring, node, row_number() OVER (PARTITION BY ring ORDER BY ordinal) AS k
+	  FROM chash.node_config WHERE ring IN ('ex_hp10', 'ex_hp100', 'ex_hp1000')) n
+WHERE k % 4 = 2;
+-- names of every character HAProxy takes, addresses in quotes
+SELECT chash_ring_create('ex_hpodd', profile => 'haproxy', key_hash => 'haproxy_crc32_avalanche');
+SELECT count(chash_node_add('ex_hpodd', name, w, address => a))
+FROM unnest(ARRAY['a.b:c-d_e', 'S_1', 'ok', '9', 'z'],
+			ARRAY['unix@/tmp/a b.sock', '#x:80', '$HOME:80', 'ü:1', 'q"uote:1']) WITH ORDINALITY AS x(name, a, w);
+-- ids as HAProxy takes them (a node's ordinal is its server id): 1, 2, 3,
+-- ... and in ex_hp10 1, 1001, 2001, ...
+UPDATE chash.node_config c SET ordinal = n.k * CASE WHEN c.ring = 'ex_hp10' THEN 1000 ELSE 1 END
+										 - CASE WHEN c.ring = 'ex_hp10' THEN 999 ELSE 0 END
+FROM (SELECT ring, node, row_number() OVER (PARTITION BY ring ORDER BY ordinal) AS k
+	  FROM chash.node_config WHERE ring LIKE 'ex\_hp%') n
+WHERE c.ring = n.ring AND c.node = n.node;
+SELECT chash_export('ex_hp10', options => '{"balance": "hdr(X-Key)", "name": "cache"}');
+SELECT chash_export('ex_hpodd');
+SELECT r AS ring, t.*
+FROM unnest(ARRAY['ex_hp1', 'ex_hp2', 'ex_hp10', 'ex_hp100', 'ex_hp1000', 'ex_hpodd']) r,
+	 pg_temp.round_trip(r, 'haproxy', '{"balance": "hdr(X-Key)"}') t;
+
+--
+-- twemproxy: a nutcracker pool, its hash and hash tag, each server as
+-- 'address:weight name', without its name where nutcracker names it so
+--
+SELECT chash_ring_create('ex_tw1', profile => 'twemproxy'),
+	   chash_ring_create('ex_tw2', profile => 'twemproxy', key_hash => 'crc32'),
+	   chash_ring_create('ex_tw10', profile => 'twemproxy', key_hash => 'twemproxy_fnv1a_64', hash_tag => '{}'),
+	   chash_ring_create('ex_tw100', profile => 'twemproxy', key_hash => 'twemproxy_murmur'),
+	   chash_ring_create('ex_tw1000', profile => 'twemproxy', key_hash => 'twemproxy_one_at_a_time', hash_tag => '::');
+-- named servers, and (every third) servers named after their address
+SELECT count(chash_node_add('ex_tw' || n,
+							CASE WHEN i % 3 = 0 THEN format('127.2.%s.%s:%s', i / 250, i % 250 + 1, 20000 + i)
+								 ELSE 'cache-' || i END,
+							1 + i * 7 % 5,
+							address => CASE WHEN i % 3 = 1 THEN format('127.2.%s.%s:11211', i / 250, i % 250 + 1)
+											WHEN i % 3 = 2 THEN format('127.2.%s.%s:%s', i / 250, i % 250 + 1, 20000 + i) END))
+FROM unnest(ARRAY[1, 2, 10, 100, 1000]) n, generate_series(1, n) i;
+-- names with odd characters (no white space: nutcracker reads the name
+-- after the line's last space), servers named after their host on 11211
+SELECT chash_ring_create('ex_twodd', profile => 'twemproxy', key_hash => 'md5', hash_tag => '''"');
+SELECT count(chash_node_add('ex_twodd', name, w, address => a))
+FROM unnest(ARRAY['it''s', 'ü', '#hash', 'a:b', '{x}', '"dq"', '127.0.0.7', 'sock', '-'],
+			ARRAY['127.0.0.1:22001', '127.0.0.2:22002', '127.0.0.3:22003', '127.0.0.4:22004', '127.0.0.5:22005',
+				  '127.0.0.6:22006', '127.0.0.7:11211', '/tmp/tw.sock', '127.0.0.8:22008'])
+	 WITH ORDINALITY AS x(name, a, w);
+SELECT chash_export('ex_tw10', options => '{"listen": "127.0.0.1:22122", "name": "cache"}');
+SELECT chash_export('ex_twodd');
+SELECT r AS ring, t.*
+FROM unnest(ARRAY['ex_tw1', 'ex_tw2', 'ex_tw10', 'ex_tw100', 'ex_tw1000', 'ex_twodd']) r,
+	 pg_temp.round_trip(r, 'twemproxy', '{}') t;
+
+--
+-- The format is the ring's profile unless given; options are checked
+--
+SELECT chash_export('ex_ng1') = chash_export('ex_ng1', 'nginx') AS nginx_by_profile,
+	   chash_export('ex_hp1') = chash_export('ex_hp1', 'haproxy', '{}') AS haproxy_by_profile,
+	   chash_export('ex_tw1') = chash_export('ex_tw1', NULL, '{"name": "ex_tw1", "listen": "127.0.0.1:22121"}') AS twemproxy_by_profile;
+SELECT chash_export('ex_tw1', options => '{"listen": "/run/nutcracker.sock"}');
+\set VERBOSITY default
+SELECT chash_export(NULL);
+SELECT chash_export('ex_ng1', 'nginx', NULL);
+SELECT chash_export('ex_missing');
+SELECT chash_ring_create('ex_plain', algorithm => 'nginx');
+SELECT chash_node_add('ex_plain', '127.0.0.1:80');
+SELECT chash_export('ex_plain');
+SELECT chash_export('ex_ng1', 'envoy');
+SELECT chash_ring_create('ex_redis', profile => 'redis_cluster');
+SELECT chash_export('ex_redis');
+SELECT chash_export('ex_ng1', options => '[]');
+SELECT chash_export('ex_ng1', options => '{"listen": "127.0.0.1:1"}');
+SELECT chash_export('ex_hp1', options => '{"key": "$uri"}');
+SELECT chash_export('ex_ng1', options => '{"name": 7}');
+SELECT chash_export('ex_ng1', options => '{"name": "a b"}');
+SELECT chash_export('ex_ng1', options => '{"key": "$a;b"}');
+SELECT chash_export('ex_ng1', options => jsonb_build_object('key', repeat('k', 1025)));
+SELECT chash_export('ex_hp1', options => '{"balance": "roundrobin"}');
+SELECT chash_export('ex_hp1', options => '{"balance": "uri\n    server x 1.2.3.4:80"}');
+SELECT chash_export('ex_tw1', options => '{"listen": "nowhere"}');
+-- a ring whose name is no upstream name needs the option
+SELECT chash_ring_copy('ex_ng1', 'ex ng');
+SELECT chash_export('ex ng');
+SELECT chash_export('ex ng', options => '{"name": "ex_ng"}');
+SELECT chash_ring_drop('ex ng');
+
+--
+-- What a format cannot express is refused, naming the setting
+--
+-- settings of another profile
+SELECT chash_export('ex_hp1', 'nginx');
+SELECT chash_export('ex_ng1', 'twemproxy');
+SELECT chash_export('ex_tw1', 'haproxy');
+SELECT chash_ring_create('ex_vn', algorithm => 'nginx', vnodes => 100);
+SELECT chash_node_add('ex_vn', '127.0.0.1:80');
+SELECT chash_export('ex_vn', 'nginx');
+SELECT chash_ring_create('ex_first', algorithm => 'nginx', vnode_first => 1);
+SELECT chash_node_add('ex_first', '127.0.0.1:80');
+SELECT chash_export('ex_first', 'nginx');
+SELECT chash_ring_create('ex_names', algorithm => 'haproxy', vnode_name => '{i}-{node}');
+SELECT chash_node_add('ex_names', 's1');
+SELECT chash_export('ex_names', 'haproxy');
+SELECT chash_ring_create('ex_ketama', algorithm => 'ketama', ketama_variant => 'libmemcached');
+SELECT chash_node_add('ex_ketama', '127.0.0.1:11211');
+SELECT chash_export('ex_ketama', 'twemproxy');
+SELECT chash_ring_create('ex_kxx', algorithm => 'ketama', ketama_variant => 'twemproxy', key_hash => 'murmur3_32');
+SELECT chash_node_add('ex_kxx', '127.0.0.1:11211');
+SELECT chash_export('ex_kxx', 'twemproxy');
+SELECT chash_ring_create('ex_htag', algorithm => 'haproxy', key_hash => 'crc32', hash_tag => '{}');
+SELECT chash_node_add('ex_htag', 's1');
+SELECT chash_export('ex_htag', 'haproxy');
+-- a node's own vnodes
+SELECT chash_node_set('ex_ng2', '127.1.0.2:20001', vnodes => 5);
+SELECT chash_export('ex_ng2');
+UPDATE chash.node_config SET vnodes = NULL WHERE ring = 'ex_ng2';
+-- weights the system lacks: nginx and HAProxy rings refuse them already,
+-- a twemproxy ring takes any
+\set VERBOSITY terse
+SELECT chash_node_set('ex_ng2', '127.1.0.2:20001', weight => 1.5);
+SELECT chash_node_set('ex_hp2', 's2', weight => 257);
+\set VERBOSITY default
+SELECT chash_node_set('ex_tw2', 'cache-2', weight => 0.5);
+SELECT chash_export('ex_tw2');
+SELECT chash_node_set('ex_tw2', 'cache-2', weight => 1);
+-- names and addresses the format cannot write
+SELECT chash_node_add('ex_ng2', E'tab\there');
+SELECT chash_export('ex_ng2');
+SELECT chash_node_remove('ex_ng2', E'tab\there');
+SELECT chash_node_add('ex_hp1', 'a b', address => '127.0.0.1:1');
+SELECT chash_export('ex_hp1');
+SELECT chash_node_remove('ex_hp1', 'a b');
+SELECT chash_node_add('ex_hp1', 'q', address => 'it''s here');
+SELECT chash_export('ex_hp1');
+SELECT chash_node_set('ex_hp1', 'q', address => E'new\nline');
+SELECT chash_export('ex_hp1');
+SELECT chash_node_remove('ex_hp1', 'q');
+SELECT chash_node_add('ex_tw1', 'a b', address => '127.0.0.1:1');
+SELECT chash_export('ex_tw1');
+SELECT chash_node_remove('ex_tw1', 'a b');
+SELECT chash_node_add('ex_tw1', 'no-address');
+SELECT chash_export('ex_tw1');
+SELECT chash_node_set('ex_tw1', 'no-address', address => 'host');
+SELECT chash_export('ex_tw1');
+SELECT chash_node_remove('ex_tw1', 'no-address');
+-- HAProxy's server ids
+UPDATE chash.node_config SET ordinal = 2147483648 WHERE ring = 'ex_hp2' AND node = 's1';
+SELECT chash_export('ex_hp2');
+UPDATE chash.node_config SET ordinal = 0 WHERE ring = 'ex_hp2' AND node = 's1';
+SELECT chash_export('ex_hp2');
+UPDATE chash.node_config SET ordinal = 5 WHERE ring = 'ex_hp2';
+SELECT chash_export('ex_hp2');
+-- a twemproxy server cannot be down
+SELECT chash_node_set('ex_tw2', 'cache-1', state => 'down');
+SELECT chash_export('ex_tw2');
+-- a ring without nodes
+SELECT chash_ring_create('ex_empty', profile => 'nginx');
+SELECT chash_export('ex_empty');
+\set VERBOSITY terse
+
+SELECT count(chash_ring_drop(ring)) AS dropped FROM chash.ring_config WHERE ring LIKE 'ex\_%';
