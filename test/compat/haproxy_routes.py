@@ -5,6 +5,19 @@ Usage:
     haproxy_routes.py [--hash sdbm|djb2|wt6|crc32] [--avalanche]
                       [--ids FILE] [--empty TEXT] [--seen FILE]
                       [--conf FILE] [--connections N] [-v] SERVERS KEYS > ROUTES
+    haproxy_routes.py --config BACKEND [--ids FILE] [--empty TEXT] [--seen FILE]
+                      [--conf FILE] [--connections N] [-v] KEYS > ROUTES
+
+--config BACKEND runs the backend section in file BACKEND (for instance
+the output of chash_export(ring, 'haproxy', '{"balance": "hdr(X-Key)"}'))
+instead of one written from SERVERS and --hash/--avalanche: its lines are
+kept as they are (balance, which must be hdr(X-Key), hash-type, each
+server's name, id, weight and disabled), but that each server's address is
+replaced by the unix socket of its echo frontend (HAProxy places a server
+by its id and weight, never by its address: hash-key id, the default) and
+that the lines this program checks answers with (http-reuse and the
+X-Srv-Id and X-Seen headers) follow the "backend" line.  ROUTES names each
+key's server by its name in the section.
 
 SERVERS is a TSV file of "name<TAB>weight" or "name<TAB>weight<TAB>id"
 lines in server-list order: weight 1 to 256 (HAProxy's range; 0 would be a
@@ -191,7 +204,7 @@ def read_keys(path):
 # HAProxy
 
 def write_conf(path, workdir, front, stats, servers, socks, token, hash_line,
-               maxconn, names):
+               maxconn, names, section=None):
     p = lambda sub: '"%s"' % os.path.join(workdir, sub)
     lines = [
         "global",
@@ -213,17 +226,29 @@ def write_conf(path, workdir, front, stats, servers, socks, token, hash_line,
         '  bind "unix@%s"' % front,
         "  http-request set-var(txn.seen) req.hdr(x-key,1),hex",
         "  default_backend b",
-        "backend b",
-        "  balance hdr(X-Key)",
-        "  " + hash_line,
+    ]
+    checks = [
         "  http-reuse always",
         "  http-response set-header X-Srv-Id %[srv_id]",
         "  http-response set-header X-Seen %[var(txn.seen)]",
     ]
-    for (name, weight, sid), sock, cname in zip(servers, socks, names):
-        lines.append('  server %s "unix@%s" weight %d%s'
-                     % (cname, sock, weight,
-                        "" if sid is None else " id %d" % sid))
+    if section is None:
+        lines += ["backend b", "  balance hdr(X-Key)", "  " + hash_line] + checks
+        for (name, weight, sid), sock, cname in zip(servers, socks, names):
+            lines.append('  server %s "unix@%s" weight %d%s'
+                         % (cname, sock, weight,
+                            "" if sid is None else " id %d" % sid))
+    else:
+        # the given section as it is (named b), each server at its echo
+        # frontend's socket
+        for line in section:
+            if isinstance(line, tuple):
+                _, i, name, rest = line
+                lines.append('  server %s "unix@%s"%s' % (name, socks[i], rest))
+            elif line.split()[:1] == ["backend"]:
+                lines += ["backend b"] + checks
+            else:
+                lines.append(line)
     for i, sock in enumerate(socks, 1):
         lines += [
             "frontend e%d" % i,
@@ -287,8 +312,61 @@ def config_names(servers):
     return ["s%d" % i for i in range(1, len(servers) + 1)]
 
 
+HAPROXY_WORD_RE = re.compile(
+    r'#.*$|(?:"(?:[^"\\]|\\.)*"|\'[^\']*\'|\\.|[^\s"\'#\\])+|\S')
+
+
+def read_backend(path):
+    """The backend section in file path: its lines, each server line as
+    ("server", index, name, the text after its address), and its servers
+    [(name, weight, id)].  It must balance hdr(X-Key), the header this
+    program sends each key in."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    section, servers, balance, backend = [], [], False, False
+    for raw in text.splitlines():
+        words = [m.group(0) for m in HAPROXY_WORD_RE.finditer(raw)
+                 if not m.group(0).startswith("#")]
+        if not words:
+            continue
+        if not backend:
+            if words[0] not in ("backend", "listen") or len(words) != 2:
+                raise RoutesError("%s: not a backend section (backend NAME "
+                                  "first)" % path)
+            backend = True
+            section.append("backend b")
+            continue
+        if words[0] == "balance":
+            if len(words) != 2 or words[1].lower() != "hdr(x-key)":
+                raise RoutesError("%s: the backend must balance hdr(X-Key) "
+                                  "(the header this program sends each key "
+                                  "in), not %r" % (path, " ".join(words[1:])))
+            balance = True
+        if words[0] == "server":
+            if len(words) < 3 or not NAME_RE.match(words[1]):
+                raise RoutesError("%s: bad server line %r" % (path, raw))
+            weight, sid, rest = 1, None, words[3:]
+            for k, w in enumerate(rest[:-1]):
+                if w == "weight":
+                    weight = int(rest[k + 1])
+                elif w == "id":
+                    sid = int(rest[k + 1])
+            section.append(("server", len(servers), words[1],
+                            "".join(" " + w for w in rest)))
+            servers.append((words[1], weight, sid))
+            continue
+        section.append("  " + " ".join(words))
+    if not balance:
+        raise RoutesError("%s: the backend has no balance line" % path)
+    if not servers:
+        raise RoutesError("%s: the backend has no server" % path)
+    if len(set(s[0] for s in servers)) != len(servers):
+        raise RoutesError("%s: duplicate server names" % path)
+    return section, servers
+
+
 def routes(servers, keys, hash_line, empty_mark, nconn, verbose,
-           conf_out=None):
+           conf_out=None, section=None):
     t0 = time.monotonic()
     n = len(servers)
     maxconn = 2 * n + 4 * nconn + 256
@@ -309,7 +387,7 @@ def routes(servers, keys, hash_line, empty_mark, nconn, verbose,
     conf = os.path.join(workdir, "haproxy.cfg")
     names = config_names(servers)
     write_conf(conf, workdir, front, stats, servers, socks, token, hash_line,
-               maxconn, names)
+               maxconn, names, section)
     test = subprocess.run([HAPROXY, "-c", "-q", "-f", conf],
                           stdin=subprocess.DEVNULL, capture_output=True,
                           timeout=120)
@@ -441,9 +519,20 @@ def main():
     ap.add_argument("--connections", type=int, default=CONNECTIONS,
                     help="client connections (default %d)" % CONNECTIONS)
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--config", metavar="BACKEND",
+                    help="run the backend section in this file, each server "
+                    "at its echo frontend, instead of one written from "
+                    "SERVERS (then give KEYS alone)")
     ap.add_argument("servers", help="TSV file: name<TAB>weight[<TAB>id]")
-    ap.add_argument("keys", help="one key per line")
+    ap.add_argument("keys", nargs="?", help="one key per line")
     args = ap.parse_args()
+    if args.config is not None:
+        if args.keys is not None or args.hash or args.avalanche:
+            ap.error("with --config, give KEYS alone (the section gives the "
+                     "hash)")
+        args.keys, args.servers = args.servers, None
+    elif args.keys is None:
+        ap.error("give SERVERS and KEYS")
 
     if args.hash is None and not args.avalanche:
         hash_line = "hash-type consistent"
@@ -455,10 +544,15 @@ def main():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)
     try:
-        servers = read_servers(args.servers)
+        section = None
+        if args.config is not None:
+            section, servers = read_backend(args.config)
+        else:
+            servers = read_servers(args.servers)
         keys = read_keys(args.keys)
         result, seen, ids = routes(servers, keys, hash_line, args.empty,
-                                   args.connections, args.verbose, args.conf)
+                                   args.connections, args.verbose, args.conf,
+                                   section)
         if args.ids:
             with open(args.ids, "wb") as f:
                 f.write("".join("%s\t%d\n" % (s[0], i) for s, i

@@ -4,6 +4,16 @@
 Usage:
     nginx_routes.py [--netns auto|yes|no] [--empty TEXT] [--seen FILE]
                     [--conf FILE] [--connections N] [-v] SERVERS KEYS > ROUTES
+    nginx_routes.py --config UPSTREAM [options as above] KEYS > ROUTES
+
+--config UPSTREAM runs the upstream block in file UPSTREAM as it is (for
+instance the output of chash_export(ring, 'nginx', '{"key":
+"$http_x_key"}')) instead of writing one from SERVERS: its servers are read
+from its "server" lines (each must be a name as below), it must hash
+"$http_x_key consistent", and the front server proxies to it by its name.
+Only "keepalive K;" is added before its closing "}" when it has none (the
+connections to the backends, not their places).  ROUTES names each key's
+server by its server text, as the block writes it without quotes.
 
 SERVERS is a TSV file of "name<TAB>weight" lines in server-list order
 (weights positive integers).  Each name is written into the upstream
@@ -251,7 +261,7 @@ def conf_quote(s):
 
 
 def write_conf(path, workdir, front, servers, addrs, token, keepalive,
-               nfiles):
+               nfiles, block=None):
     t = lambda sub: conf_quote(os.path.join(workdir, sub))
     lines = [
         "daemon off;",
@@ -272,19 +282,26 @@ def write_conf(path, workdir, front, servers, addrs, token, keepalive,
         "  keepalive_timeout 600s;",
         "  client_header_buffer_size 1k;",
         "  large_client_header_buffers 4 64k;",
-        "  upstream u {",
-        "    hash $http_x_key consistent;",
     ]
-    for name, weight in servers:
-        lines.append("    server %s weight=%d max_fails=0;"
-                     % (conf_quote(name), weight))
+    if block is None:
+        upstream = "u"
+        lines += ["  upstream u {", "    hash $http_x_key consistent;"]
+        for name, weight in servers:
+            lines.append("    server %s weight=%d max_fails=0;"
+                         % (conf_quote(name), weight))
+        lines += ["    keepalive %d;" % keepalive, "  }"]
+    else:
+        # the given block as it is, keepalive added if it has none
+        upstream, text, has_keepalive = block
+        if not has_keepalive:
+            end = text.rindex("}")
+            text = text[:end] + "    keepalive %d;\n" % keepalive + text[end:]
+        lines += [text.rstrip("\n")]
     lines += [
-        "    keepalive %d;" % keepalive,
-        "  }",
         "  server {",
         "    listen %s;" % conf_quote("unix:" + front),
         "    location / {",
-        "      proxy_pass http://u;",
+        "      proxy_pass http://%s;" % upstream,
         "      proxy_http_version 1.1;",
         '      proxy_set_header Connection "";',
         "      proxy_next_upstream off;",
@@ -330,7 +347,71 @@ def check_free(kind, addr):
                 % (addr[0], addr[1], e.strerror or e, addr[1]))
 
 
-def routes(servers, keys, empty_mark, nconn, netns, verbose, conf_out=None):
+NGINX_WORD_RE = re.compile(
+    r'#[^\n]*|"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[;{}]|(?:[^\s;{}"\'#\\]|\\.)'
+    r'(?:[^\s;{}\\]|\\.)*|\S')
+NGINX_ESCAPES = {"t": "\t", "r": "\r", "n": "\n", '"': '"', "'": "'",
+                 "\\": "\\"}
+
+
+def nginx_word(w):
+    """A word of an nginx configuration as nginx reads it: quotes removed,
+    escapes replaced."""
+    if len(w) >= 2 and w[0] in "\"'" and w[-1] == w[0]:
+        w = w[1:-1]
+    return re.sub(r"\\(.)", lambda m: NGINX_ESCAPES.get(m.group(1),
+                                                       "\\" + m.group(1)), w)
+
+
+def read_upstream(path):
+    """(name, text, has keepalive) of the upstream block in file path, and
+    its servers [(server text, weight)] in order.  The block must hash
+    $http_x_key consistently, as the front server sends each key in X-Key."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    words = [w for w in NGINX_WORD_RE.findall(text) if not w.startswith("#")]
+    if len(words) < 4 or words[0] != "upstream" or words[2] != "{" \
+            or words[-1] != "}":
+        raise RoutesError("%s: not one upstream block (upstream NAME { ... })"
+                          % path)
+    name = nginx_word(words[1])
+    servers, directive, hashed, keepalive = [], [], False, False
+    for w in words[3:-1]:
+        if w in ("{", "}"):
+            raise RoutesError("%s: a block inside the upstream block" % path)
+        if w != ";":
+            directive.append(nginx_word(w))
+            continue
+        if not directive:
+            continue
+        if directive[0] == "hash":
+            if directive[1:] != ["$http_x_key", "consistent"]:
+                raise RoutesError("%s: the block must hash \"$http_x_key "
+                                  "consistent\" (the front server sends the "
+                                  "key in X-Key), not %r"
+                                  % (path, " ".join(directive[1:])))
+            hashed = True
+        elif directive[0] == "keepalive":
+            keepalive = True
+        elif directive[0] == "server":
+            weight = 1
+            for p in directive[2:]:
+                if p.startswith("weight="):
+                    weight = int(p[7:])
+            servers.append((directive[1], weight))
+        directive = []
+    if not hashed:
+        raise RoutesError("%s: the block has no \"hash $http_x_key "
+                          "consistent;\"" % path)
+    if not servers:
+        raise RoutesError("%s: the block has no server" % path)
+    if len(set(n for n, _ in servers)) != len(servers):
+        raise RoutesError("%s: duplicate server names" % path)
+    return (name, text, keepalive), servers
+
+
+def routes(servers, keys, empty_mark, nconn, netns, verbose, conf_out=None,
+           block=None):
     t0 = time.monotonic()
     parsed = [parse_name(n, netns) for n, _ in servers]
     addrs = [p[0] for p in parsed]
@@ -356,7 +437,8 @@ def routes(servers, keys, empty_mark, nconn, netns, verbose, conf_out=None):
     front = os.path.join(workdir, "front.sock")
     token = secrets.token_hex(8)
     conf = os.path.join(workdir, "nginx.conf")
-    write_conf(conf, workdir, front, servers, addrs, token, keepalive, nfiles)
+    write_conf(conf, workdir, front, servers, addrs, token, keepalive, nfiles,
+               block)
     base = [NGINX, "-p", workdir + "/", "-c", conf,
             "-e", os.path.join(workdir, "error.log")]
     test = subprocess.run(base + ["-t", "-q"], stdin=subprocess.DEVNULL,
@@ -462,9 +544,19 @@ def main():
     ap.add_argument("--connections", type=int, default=CONNECTIONS,
                     help="client connections (default %d)" % CONNECTIONS)
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--config", metavar="UPSTREAM",
+                    help="run the upstream block in this file as it is, "
+                    "instead of one written from SERVERS (then give KEYS "
+                    "alone)")
     ap.add_argument("servers", help="TSV file: name<TAB>weight per line")
-    ap.add_argument("keys", help="one key per line")
+    ap.add_argument("keys", nargs="?", help="one key per line")
     args = ap.parse_args()
+    if args.config is not None:
+        if args.keys is not None:
+            ap.error("with --config, give KEYS alone")
+        args.keys, args.servers = args.servers, None
+    elif args.keys is None:
+        ap.error("give SERVERS and KEYS")
 
     if shutil.which(NGINX) is None and not os.path.exists("/usr/sbin/nginx"):
         print(PROG + ": nginx not found (Debian package nginx)",
@@ -474,7 +566,11 @@ def main():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)
     try:
-        servers = read_servers(args.servers)
+        block = None
+        if args.config is not None:
+            block, servers = read_upstream(args.config)
+        else:
+            servers = read_servers(args.servers)
         keys = read_keys(args.keys)
         netns = False
         if args.netns != "no":
@@ -488,7 +584,7 @@ def main():
                 log(args.verbose, "no network namespace (%s): host loopback"
                     % why)
         result, seen = routes(servers, keys, args.empty, args.connections,
-                              netns, args.verbose, args.conf)
+                              netns, args.verbose, args.conf, block)
         if args.seen:
             with open(args.seen, "wb") as f:
                 f.write(b"".join(s + b"\n" for s in seen))

@@ -3,6 +3,16 @@
 
 Usage:
     twemproxy_routes.py --hash NAME [--unnamed] [--conf FILE] SERVERS KEYS > ROUTES
+    twemproxy_routes.py --config POOL [--conf FILE] KEYS > ROUTES
+
+--config POOL runs the nutcracker pool in file POOL as it is (for instance
+the output of chash_export(ring, 'twemproxy')): nutcracker reads that very
+file, and this program listens on the pool's "listen" address (host:port,
+free) and on each server's address, which must be a loopback IPv4
+host:port, as with --unnamed (no unix sockets).  Servers are named as
+nutcracker names them (the name after the weight, else HOST on port 11211,
+else HOST:PORT), and nutcracker's stats must name them so.  ROUTES names
+each key's server so.
 
 SERVERS is a TSV file of "name<TAB>weight" lines in server-list order
 (weights positive integers); KEYS has one key per line (UTF-8, no
@@ -254,6 +264,70 @@ def read_keys(path):
     return keys
 
 
+def yaml_scalar(s):
+    """A plain or quoted YAML scalar of a nutcracker configuration."""
+    if len(s) >= 2 and s[0] == s[-1] == "'":
+        return s[1:-1].replace("''", "'")
+    if len(s) >= 2 and s[0] == s[-1] == '"':
+        return json.loads(s)
+    return s
+
+
+def read_pool(path):
+    """The pool in file path: its name, its listen address (host, port) and
+    its servers [(name, weight)] with their addresses [(host, port)]."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    pool, listen, servers, addrs, in_servers = None, None, [], [], False
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line.startswith(" "):
+            if pool is not None:
+                raise RoutesError("%s: more than one pool" % path)
+            pool = yaml_scalar(line[:-1]) if line.endswith(":") else None
+            if not pool:
+                raise RoutesError("%s: not a pool (NAME: first)" % path)
+            continue
+        item = line.strip()
+        if in_servers and item.startswith("- "):
+            value = yaml_scalar(item[2:].strip())
+            addr, _, name = value.partition(" ")
+            hostp, _, weight = addr.rpartition(":")
+            host, _, port = hostp.rpartition(":")
+            try:
+                ip = ipaddress.IPv4Address(host)
+            except ValueError:
+                ip = None
+            if ip is None or str(ip) != host or not ip.is_loopback \
+                    or not port.isdigit() or not weight.isdigit():
+                raise RoutesError("%s: server %r: expected HOST:PORT:WEIGHT "
+                                  "[NAME], HOST a loopback IPv4 address"
+                                  % (path, value))
+            if not name:
+                name = host if int(port) == DEFAULT_PORT else hostp
+            servers.append((name, int(weight)))
+            addrs.append((host, int(port)))
+            continue
+        key, _, value = item.partition(":")
+        in_servers = key == "servers"
+        if key == "listen":
+            host, _, port = yaml_scalar(value.strip()).rpartition(":")
+            if not host or not port.isdigit():
+                raise RoutesError("%s: listen %r: expected HOST:PORT"
+                                  % (path, value.strip()))
+            listen = (host, int(port))
+    if pool is None or listen is None or not servers:
+        raise RoutesError("%s: a pool with a listen address and servers, "
+                          "please" % path)
+    if len(set(n for n, _ in servers)) != len(servers):
+        raise RoutesError("%s: duplicate server names" % path)
+    if len(set(addrs)) != len(addrs):
+        raise RoutesError("%s: two servers on one address and port" % path)
+    return pool, listen, servers, addrs
+
+
 def unnamed_addrs(servers):
     """With --unnamed: the address each server's memcached listens on, from
     its name, which must be the one nutcracker gives a server without a
@@ -464,14 +538,20 @@ def write_conf(path, hash_name, distribution, listen_port, servers, addrs,
 
 
 def start_nutcracker(conf, workdir, rng, taken, hash_name, distribution,
-                     servers, addrs, unnamed, verbose):
+                     servers, addrs, unnamed, verbose, pool=None):
     """Returns the process, a connection to its pool and its log file and
-    stats port."""
+    stats port.  With pool (the file, its listen address), the file as it
+    is."""
     for attempt in range(10):
-        listen_port = free_port(rng, taken)
         stats_port = free_port(rng, taken)
-        write_conf(conf, hash_name, distribution, listen_port, servers,
-                   addrs, unnamed)
+        if pool is None:
+            listen_port = free_port(rng, taken)
+            listen = ("127.0.0.1", listen_port)
+            write_conf(conf, hash_name, distribution, listen_port, servers,
+                       addrs, unnamed)
+        else:
+            shutil.copyfile(pool[0], conf)
+            listen = pool[1]
         if attempt == 0:
             test = subprocess.run([NUTCRACKER, "-t", "-c", conf],
                                   stdin=subprocess.DEVNULL,
@@ -485,7 +565,7 @@ def start_nutcracker(conf, workdir, rng, taken, hash_name, distribution,
                      os.path.join(workdir, "nutcracker.out"))
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline and proc.poll() is None:
-            s = try_connect(("127.0.0.1", listen_port))
+            s = try_connect(listen)
             if s is not None:
                 if proc.poll() is None:
                     return proc, s, logfile, stats_port
@@ -501,7 +581,7 @@ def start_nutcracker(conf, workdir, rng, taken, hash_name, distribution,
     raise RoutesError("nutcracker failed to start:\n" + read_text(logfile))
 
 
-def nutcracker_server_names(stats_port):
+def nutcracker_server_names(stats_port, pool_name="chash"):
     """The names of the pool's servers, from nutcracker's stats (JSON with
     an object per server, named as nutcracker names it)."""
     deadline = time.monotonic() + START_TIMEOUT
@@ -525,10 +605,10 @@ def nutcracker_server_names(stats_port):
     except ValueError as e:
         raise RoutesError("nutcracker's stats are not JSON (%s): %r"
                           % (e, bytes(buf[:200])))
-    pools = [v for k, v in stats if k == "chash"]
+    pools = [v for k, v in stats if k == pool_name]
     if len(pools) != 1:
-        raise RoutesError("nutcracker's stats hold no pool chash: %r"
-                          % bytes(buf[:200]))
+        raise RoutesError("nutcracker's stats hold no pool %s: %r"
+                          % (pool_name, bytes(buf[:200])))
     return [k for k, v in pools[0] if isinstance(v, list)]
 
 
@@ -604,7 +684,7 @@ def set_all(sock, keys):
 # ---------------------------------------------------------------------------
 
 def routes(hash_name, distribution, servers, keys, unnamed, verbose,
-           conf_out=None):
+           conf_out=None, pool=None):
     t0 = time.monotonic()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     # a listening socket and nutcracker's connection a server, here; a
@@ -622,7 +702,12 @@ def routes(hash_name, distribution, servers, keys, unnamed, verbose,
     rng = random.SystemRandom()
     taken = set()
     distinct = list(dict.fromkeys(keys))
-    fixed = unnamed_addrs(servers) if unnamed else None
+    if pool is not None:
+        # (the file, its name, its listen address, the servers' addresses)
+        fixed = pool[3]
+        taken.add(pool[2][1])
+    else:
+        fixed = unnamed_addrs(servers) if unnamed else None
     if fixed is not None:
         taken.update(port for _, port in fixed)
 
@@ -636,15 +721,17 @@ def routes(hash_name, distribution, servers, keys, unnamed, verbose,
     try:
         proc, sock, logfile, stats_port = start_nutcracker(
             conf, workdir, rng, taken, hash_name, distribution, servers,
-            addrs, unnamed, verbose)
+            addrs, unnamed, verbose,
+            None if pool is None else (pool[0], pool[2]))
         t2 = time.monotonic()
         log(verbose, "nutcracker started in %.2fs" % (t2 - t1))
         if conf_out:
             shutil.copyfile(conf, conf_out)
-        if unnamed:
+        if unnamed or pool is not None:
             # nutcracker's own word on the names it gave the servers (the
             # routes below are the proof that it hashes them)
-            got = nutcracker_server_names(stats_port)
+            got = nutcracker_server_names(stats_port, "chash" if pool is None
+                                          else pool[1])
             want = [name for name, _ in servers]
             if sorted(got) != sorted(want):
                 raise RoutesError("nutcracker names the servers %s, not %s"
@@ -692,7 +779,7 @@ def routes(hash_name, distribution, servers, keys, unnamed, verbose,
 def main():
     ap = argparse.ArgumentParser(
         description="The server real nutcracker routes each key to.")
-    ap.add_argument("--hash", required=True, choices=HASHES,
+    ap.add_argument("--hash", choices=HASHES,
                     help="nutcracker's key hash (pool setting hash:)")
     ap.add_argument("--distribution", default="ketama", choices=DISTRIBUTIONS,
                     help="nutcracker's distribution (default ketama)")
@@ -705,9 +792,20 @@ def main():
                     "with")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="report progress and timings on stderr")
+    ap.add_argument("--config", metavar="POOL",
+                    help="run the nutcracker pool in this file as it is, "
+                    "instead of one written from SERVERS (then give KEYS "
+                    "alone)")
     ap.add_argument("servers", help="TSV file: name<TAB>weight per line")
-    ap.add_argument("keys", help="one key per line")
+    ap.add_argument("keys", nargs="?", help="one key per line")
     args = ap.parse_args()
+    if args.config is not None:
+        if args.keys is not None or args.hash or args.unnamed:
+            ap.error("with --config, give KEYS alone (the pool gives the "
+                     "hash and the servers)")
+        args.keys, args.servers = args.servers, None
+    elif args.keys is None or args.hash is None:
+        ap.error("give --hash, SERVERS and KEYS")
 
     if shutil.which(NUTCRACKER) is None:
         print("twemproxy_routes: %s not found (Debian package nutcracker)"
@@ -718,10 +816,15 @@ def main():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)
     try:
-        servers = read_servers(args.servers)
+        pool = None
+        if args.config is not None:
+            name, listen, servers, addrs = read_pool(args.config)
+            pool = (args.config, name, listen, addrs)
+        else:
+            servers = read_servers(args.servers)
         keys = read_keys(args.keys)
         result = routes(args.hash, args.distribution, servers, keys,
-                        args.unnamed, args.verbose, args.conf)
+                        args.unnamed, args.verbose, args.conf, pool)
     except (RoutesError, OSError) as e:
         print("twemproxy_routes: error: %s" % e, file=sys.stderr)
         return 1
