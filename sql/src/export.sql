@@ -74,9 +74,9 @@ COMMENT ON FUNCTION chash.export_check_settings(text, text, text[], boolean) IS
 
 -- The nodes of a ring in its server-list order (ordinal, then name), with
 -- their addresses (the name where NULL); an error for what no format of a
--- configuration writes: a node's own vnodes, tokens or slots, or no node.
--- weights_as: the system's word for its weights, when they must be
--- integers from 1 to max_weight.
+-- configuration writes: a node's own vnodes, tokens or slots, a weight
+-- that is not an integer from 1 to max_weight, a control character, no
+-- node.  (STABLE, as the export functions: they read the catalog.)
 CREATE OR REPLACE FUNCTION chash.export_nodes(ring text, format text, max_weight double precision,
 											  OUT node text, OUT weight double precision, OUT down boolean,
 											  OUT ordinal bigint, OUT address text)
@@ -100,7 +100,7 @@ BEGIN
 								 chash.message_name(n.node), chash.message_name(ring),
 								 CASE WHEN n.vnodes IS NOT NULL THEN 'vnodes'
 									  WHEN n.tokens IS NOT NULL THEN 'tokens' ELSE 'slots' END, format),
-				DETAIL = format('The system places a server by its name and weight alone.'),
+				DETAIL = format('A configuration of format "%s" gives each server a weight, from which the system computes its points.', format),
 				HINT = 'Clear them with UPDATE chash.node_config SET vnodes = NULL, tokens = NULL, slots = NULL, if the ring is to route as the system does.';
 		END IF;
 		IF n.weight <> pg_catalog.trunc(n.weight) OR n.weight > max_weight THEN
