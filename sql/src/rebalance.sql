@@ -618,7 +618,11 @@ BEGIN
 						ELSE 'A ring of algorithm ring or tokens can be planned to the row.' END;
 	END IF;
 	moved_now := chash.rebalance_copies_moved(owner_before, owner_now, position_load, replicas);
-	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_now, moved_now, total, bound);
+	-- with copies, what moves and the whole are counted in copies
+	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring,
+											  CASE WHEN replicas = 1 THEN cost WHEN cost = 'rows' THEN 'row copies'
+												   ELSE 'bytes of copies' END,
+											  peak_before, peak_now, moved_now, replicas * total, bound);
 	-- the copies that move, each lost copy paired with a gained one
 	RETURN QUERY
 	SELECT names[m.lost], names[m.gained], NULL::int4multirange, NULL::bigint[], NULL::integer, m.moved

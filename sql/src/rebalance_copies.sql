@@ -167,7 +167,11 @@ BEGIN
 						  THEN format('The budget max_moved (%s) allows no better tokens.', max_moved)
 						  ELSE 'No token that the plan tried lowers the peak further.' END;
 	END IF;
-	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring, cost, peak_before, peak_now, moved_now, total, bound);
+	-- with copies, what moves and the whole are counted in copies
+	RAISE NOTICE '%', chash.rebalance_summary(ring, into_ring,
+											  CASE WHEN replicas = 1 THEN cost WHEN cost = 'rows' THEN 'row copies'
+												   ELSE 'bytes of copies' END,
+											  peak_before, peak_now, moved_now, replicas * total, bound);
 	RETURN QUERY
 	SELECT names[m.lost], names[m.gained], NULL::int4multirange,
 		   (SELECT n.tokens FROM chash.node_config n WHERE n.ring = into_ring AND n.node = names[m.gained]),
