@@ -66,6 +66,12 @@
 # real one picked and have a node a server: a second row a configuration,
 # "..., imported", counted as a configuration of its own.
 #
+# The other way round, for some of those configurations (export_wanted):
+# chash_export of the ring, with every seventh server down where the
+# format has down servers, is run by the real server as it is (the route
+# program's --config), and 100,000 keys of their own must go where
+# chash_lookup sends them: a third row, "..., exported".
+#
 # Besides the generated keys, every configuration gets keys that land
 # exactly on points (the names its client hashes for its points, such as
 # "10.0.0.1-0"), and the "tie" configurations use servers, found by a
@@ -139,6 +145,24 @@ servers=" twemproxy nginx haproxy "
 # chash_ring_import: the imported ring must route every key as the server
 # did (a second row for each of their configurations, "..., imported")
 servers_imported=" twemproxy nginx haproxy "
+# the configurations whose ring chash_export writes for the real server to
+# run as it is (a third row, "..., exported"): keys of their own
+# (CHASH_COMPAT_EXPORT_KEYS, default 100,000), every seventh server down
+# where the format writes down servers (nginx, HAProxy), twemproxy's
+# servers at loopback addresses of their own (the address column), and
+# each key's server from the real server compared with chash_lookup's
+export_keys=${CHASH_COMPAT_EXPORT_KEYS:-100000}
+export_wanted() {
+	case "$1|$2" in
+	"nginx|1 server" | "nginx|10 mixed weights" | "nginx|100 mixed weights" | "nginx|1000 equal" | \
+		"haproxy|1 server" | "haproxy|100 mixed weights" | "haproxy|1000 equal" | \
+		"haproxy|djb2 avalanche, 10 mixed weights" | \
+		"twemproxy|md5, 1 server" | "twemproxy|md5, 10 mixed weights" | "twemproxy|md5, 1000 equal" | \
+		"twemproxy|md5, 10 UTF-8 names" | "twemproxy|fnv1a_64, 100 mixed weights")
+		return 0 ;;
+	esac
+	return 1
+}
 libraries=()
 for c in "${clients[@]}"; do
 	[[ $servers == *" $c "* ]] || libraries+=("$c")
@@ -667,6 +691,13 @@ $py "$compat/keys.py" "$nkeys" 20240601 >"$work/keys.txt"
 if want haproxy; then
 	$py "$compat/keys.py" $((nkeys * 6 / 5)) 20240601 | grep -v '[,"]' >"$work/keys_haproxy.txt"
 fi
+# the exported configurations' keys, of another seed (HAProxy's without
+# ',' or '"' again)
+if want nginx || want haproxy || want twemproxy; then
+	$py "$compat/keys.py" $((export_keys * 6 / 5)) 20261206 | grep -v '[,"]' |
+		awk -v n="$export_keys" 'NR <= n' >"$work/keys_export.txt"
+	sed 's/\\/\\\\/g' "$work/keys_export.txt" >"$work/keys_export.copy"
+fi
 # Guava's keys are longs: random ones, the extremes, and keys where Guava
 # and the paper's jump hash part ways (its generator's int overflow at
 # 975451704, 1950903408, -1378162610, 306526976, 232648731, -1981240395,
@@ -731,6 +762,9 @@ while IFS='|' read -r client label servers opts; do
 	# ring made as the other
 	if [[ $servers_imported == *" $client "* ]]; then
 		ring_sql "compat_${n}_import" "$client" "$opts" >"$dir/ring_import.sql"
+	fi
+	if export_wanted "$client" "$label"; then
+		: >"$dir/export.wanted"
 	fi
 done <<<"$configs"
 # a client list that names none of the clients checks nothing
@@ -801,6 +835,27 @@ SELECT 'POSITIONS', count(*) FILTER (WHERE chash_position(:'ring', key) IS DISTI
 FROM h;
 SELECT 'PDIFF', key, position, chash_position(:'ring', key) FROM h
 WHERE chash_position(:'ring', key) IS DISTINCT FROM position LIMIT 5;
+\endif
+\if :{?export_options}
+-- chash_export of the ring for the real server to run: every seventh
+-- server down where the format writes down servers, twemproxy's servers at
+-- loopback addresses of their own (127.N.x.y, N the configuration's); the
+-- export's keys' servers by chash_lookup
+UPDATE chash.node_config n SET state = 'down'
+FROM s WHERE n.ring = :'ring' AND n.node = s.name AND :'export_down'::boolean AND s.ord % 7 = 3;
+\if :{?export_net}
+UPDATE chash.node_config n
+SET address = format('127.%s.%s.%s:21211', :export_net, s.ord / 250, s.ord % 250 + 1)
+FROM s WHERE n.ring = :'ring' AND n.node = s.name;
+\endif
+CREATE TEMP TABLE ek (id integer GENERATED ALWAYS AS IDENTITY, key text);
+\copy ek (key) FROM 'keys_export.copy'
+\o export.conf
+SELECT chash_export(:'ring', NULL, :'export_options'::jsonb);
+\o
+\o export_expected.txt
+SELECT coalesce(chash_lookup(:'ring', key), '(null)') FROM ek ORDER BY id;
+\o
 \endif
 SELECT chash_ring_drop(:'ring') \g /dev/null
 \if :{?import_format}
@@ -902,6 +957,16 @@ run_config() {
 		[ -f positions.copy ] && opts+=(-v positions=1)
 		[ -f ids.copy ] && opts+=(-v ids=1)
 		[ -z "$import_format" ] || opts+=(-v import_format="$import_format")
+		if [ -f export.wanted ]; then
+			cp "$work/keys_export.copy" keys_export.copy
+			case $client in
+			nginx) opts+=(-v export_options='{"key": "$http_x_key"}' -v export_down=true) ;;
+			haproxy) opts+=(-v export_options='{"balance": "hdr(X-Key)"}' -v export_down=true) ;;
+			twemproxy)
+				opts+=(-v export_options="{\"listen\": \"127.$((10 + i % 240)).255.254:22121\"}"
+					-v export_down=false -v export_net=$((10 + i % 240))) ;;
+			esac
+		fi
 		[ "$client" = elasticsearch ] && opts+=(-v one_statement=1)
 		"$bindir/psql" "${opts[@]}"
 	) >"$dir/check.out" 2>"$dir/check.err" || rc=$?
@@ -929,6 +994,27 @@ run_config() {
 			failed=1
 		fi
 	fi
+	# the export: the real server runs chash_export's configuration as it
+	# is; every key of the export's own must go where chash_lookup sends it
+	local echecked=- ediff=- efailed=- export_us=0 erc=0 ecmd=()
+	if [ -f "$dir/export.wanted" ]; then
+		case $client in
+		nginx) ecmd=("$py" "$compat/nginx_routes.py" --config "$dir/export.conf") ;;
+		haproxy) ecmd=("$py" "$compat/haproxy_routes.py" --config "$dir/export.conf") ;;
+		twemproxy) ecmd=("$py" "$compat/twemproxy_routes.py" --config "$dir/export.conf") ;;
+		esac
+		start=$(now_us)
+		"${ecmd[@]}" "$work/keys_export.txt" >"$dir/export_routes.txt" 2>"$dir/export.err" || erc=$?
+		export_us=$(($(now_us) - start))
+		echecked=$(paste "$dir/export_expected.txt" "$dir/export_routes.txt" | awk -F'\t' '$2 != ""' | wc -l)
+		ediff=$(paste "$dir/export_expected.txt" "$dir/export_routes.txt" | awk -F'\t' '$1 != $2' | wc -l)
+		efailed=0
+		if [ $erc -ne 0 ] || [ "$echecked" != "$export_keys" ] || [ "$ediff" != 0 ] ||
+			[ "$(wc -l <"$dir/export_expected.txt")" != "$export_keys" ]; then
+			efailed=1
+			failed=1
+		fi
+	fi
 	# every key the client routed was compared, not only those that loaded
 	if [ "$checked" != "$nk" ]; then
 		failed=1
@@ -949,6 +1035,16 @@ run_config() {
 				grep '^IDIFF' "$dir/check.out" | cut -f2- | sed 's/^/    /' || true
 			fi
 		fi
+		if [ "$efailed" != - ]; then
+			printf "$fmt" "$client" "$label, exported" "$nservers" "$echecked" "$ediff" - - - \
+				"$(seconds $export_us)" -
+			if [ "$efailed" != 0 ]; then
+				echo "    the server ran chash_export's configuration (exit $erc, $echecked of $export_keys keys routed); first differing keys (line, chash's, server's):"
+				paste "$dir/export_expected.txt" "$dir/export_routes.txt" |
+					awk -F'\t' '$1 != $2 { print "    " NR "\t" $0; if (++k == 5) exit }'
+				tail -n 5 "$dir/export.err" | sed 's/^/    /'
+			fi
+		fi
 		if [ -f "$dir/positions.copy" ]; then
 			IFS=$'\t' read -r _ pdiff pchecked < <(grep '^POSITIONS' "$dir/check.out")
 			echo "    + chash_position() agrees with libmemcached's fixture on $((pchecked - pdiff)) of its 99 key hashes"
@@ -959,7 +1055,7 @@ run_config() {
 			fi
 		fi
 	} >"$dir/report"
-	summary "$i" "$client $checked $diff $failed $ichecked $idiff $ifailed"
+	summary "$i" "$client $checked $diff $failed $ichecked $idiff $ifailed $echecked $ediff $efailed"
 }
 
 "$bindir/createdb" -T template0 -E UTF8 "$db"
@@ -970,12 +1066,20 @@ echo "$header"
 declare -A s_configs s_keys s_diff s_failed
 failed=0
 imports=0
+exports=0
 next=1
 report_done() {
-	local c k d f ik idf ifl
+	local c k d f ik idf ifl ek edf efl
 	while [ $next -le $n ] && [ -f "$work/$next/summary" ]; do
 		cat "$work/$next/report"
-		read -r c k d f ik idf ifl <"$work/$next/summary"
+		read -r c k d f ik idf ifl ek edf efl <"$work/$next/summary"
+		if [ -n "$ek" ] && [ "$ek" != - ]; then
+			s_configs[$c export]=$((${s_configs[$c export]:-0} + 1))
+			s_keys[$c export]=$((${s_keys[$c export]:-0} + ek))
+			s_diff[$c export]=$((${s_diff[$c export]:-0} + edf))
+			s_failed[$c export]=$((${s_failed[$c export]:-0} + efl))
+			exports=$((exports + 1))
+		fi
 		if [ -n "$ik" ] && [ "$ik" != - ]; then
 			s_configs[$c import]=$((${s_configs[$c import]:-0} + 1))
 			s_keys[$c import]=$((${s_keys[$c import]:-0} + ik))
@@ -1030,7 +1134,7 @@ t1=$(now_us)
 echo
 printf '%-16s  %14s %12s %9s %7s\n' client configurations "keys checked" differing failed
 for client in "${clients[@]}"; do
-	for c in "$client" "$client import"; do
+	for c in "$client" "$client import" "$client export"; do
 		[ -n "${s_configs[$c]:-}" ] || continue
 		printf '%-16s  %14s %12s %9s %7s\n' "$c" "${s_configs[$c]}" "${s_keys[$c]}" \
 			"${s_diff[$c]}" "${s_failed[$c]}"
@@ -1038,7 +1142,7 @@ for client in "${clients[@]}"; do
 done
 # each import is a configuration checked: a ring made by chash_ring_import
 if [ $imports -gt 0 ]; then
-	echo "$((n + imports)) configurations in $(seconds $((t1 - t0))) s, $jobs at a time ($imports of them the servers' own, through chash_ring_import)"
+	echo "$((n + imports + exports)) configurations in $(seconds $((t1 - t0))) s, $jobs at a time ($imports of them the servers' own, through chash_ring_import; $exports chash_export's, run by the servers)"
 else
 	echo "$n configurations in $(seconds $((t1 - t0))) s, $jobs at a time"
 fi
