@@ -44,7 +44,7 @@ INSERT INTO chash.node_config (ring, node) SELECT 'wide', 'w' || i FROM generate
 
 -- random keys, and keys whose position is exactly a point (a vnode's name
 -- hashed by the same function)
-CREATE TABLE keys AS
+CREATE TEMP TABLE keys AS
 	SELECT r.ring, md5(random()::text) AS k FROM rings r, generate_series(1, 5000)
 	UNION ALL
 	SELECT r.ring, CASE WHEN r.algorithm = 'ketama' THEN regexp_replace(p.vnode, '\[0\]$', '') ELSE p.vnode END
@@ -53,13 +53,14 @@ CREATE TABLE keys AS
 	UNION ALL
 	SELECT 'wide', 'w' || i || '#0' FROM generate_series(1, 65537, 50) i;
 
--- the reference: the points in a table, in ring order
-CREATE TABLE pts AS
+-- the reference: the points in a table, in ring order (temporary tables
+-- here and below: nothing to write to the WAL)
+CREATE TEMP TABLE pts AS
 	SELECT r.ring, p.ordinality AS ord, unsigned(p.point, chash.hash_bits(r.hash)) AS u, p.node
 	FROM rings r, chash_points(r.ring) WITH ORDINALITY p;
 CREATE INDEX ON pts (ring, u, ord);
 ANALYZE pts;
-CREATE TABLE expected AS
+CREATE TEMP TABLE expected AS
 	SELECT k.ring, k.k,
 		   coalesce((SELECT p.node FROM pts p
 					 WHERE p.ring = k.ring
@@ -93,7 +94,7 @@ SELECT count(chash_ring_drop(ring)) FROM chash.ring_config;
 SELECT chash_ring_create('huge64', vnodes => 1048576);
 SELECT chash_ring_create('huge32', vnodes => 1048576, hash => 'murmur3_32');
 SELECT count(chash_node_add(r, n)) FROM unnest(ARRAY['huge64', 'huge32']) r, unnest(ARRAY['a', 'b']) n;
-CREATE TABLE pts AS
+CREATE TEMP TABLE pts AS
 	SELECT 'huge64' AS ring, p.ordinality AS ord, p.point # (-9223372036854775808)::bigint AS u, p.node
 	FROM chash_points('huge64') WITH ORDINALITY p
 	UNION ALL
@@ -104,14 +105,14 @@ ANALYZE pts;
 SELECT ring, count(*) AS points, count(*) - count(DISTINCT u) AS on_shared_positions
 FROM pts GROUP BY ring ORDER BY ring;
 -- random keys, and the names of every 100th virtual node (on a point)
-CREATE TABLE keys AS
+CREATE TEMP TABLE keys AS
 	SELECT r AS ring, md5(random()::text) AS k
 	FROM unnest(ARRAY['huge64', 'huge32']) r, generate_series(1, 20000)
 	UNION ALL
 	SELECT r, n || '#' || i
 	FROM unnest(ARRAY['huge64', 'huge32']) r, unnest(ARRAY['a', 'b']) n,
 		 generate_series(0, 1048575, 100) i;
-CREATE TABLE expected AS
+CREATE TEMP TABLE expected AS
 	SELECT k.ring, k.k,
 		   coalesce((SELECT p.node FROM pts p WHERE p.ring = k.ring AND p.u >= k.u
 					 ORDER BY p.u, p.ord LIMIT 1),
