@@ -39,6 +39,9 @@ CREATE TABLE chash.ring_config (
 	-- the profile a ring was created with, for the record: its settings
 	-- are in the other columns
 	profile		text,
+	-- whether a change of the ring sends NOTIFY chash_ring_changed with
+	-- the ring's name and new version (see sql/src/catalog_triggers.sql)
+	notify		boolean NOT NULL DEFAULT false,
 	CONSTRAINT ring_config_ring_check
 		CHECK (pg_catalog.octet_length(ring) BETWEEN 1 AND 63),
 	CONSTRAINT ring_config_algorithm_check
@@ -73,6 +76,8 @@ COMMENT ON COLUMN chash.ring_config.ketama_variant IS
 	'for ketama rings, the client whose arithmetic is reproduced: libmemcached, libketama, twemproxy, uhashring or node';
 COMMENT ON COLUMN chash.ring_config.ties IS
 	'which node owns a position shared by points of several nodes: name (first by name), first or last (by ordinal); NULL: the algorithm''s rule';
+COMMENT ON COLUMN chash.ring_config.notify IS
+	'whether each committed change of the ring sends NOTIFY chash_ring_changed with its name and new version (default false)';
 COMMENT ON COLUMN chash.ring_config.version IS
 	'the version of the ring''s configuration: the id of the transaction that last changed the ring or its nodes (kept by the catalog''s trigger; what is written here is replaced)';
 

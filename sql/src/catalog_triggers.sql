@@ -127,3 +127,56 @@ CREATE OR REPLACE TRIGGER node_config_check_values
 	BEFORE INSERT OR UPDATE OF tokens, slots, zone, target, address ON chash.node_config
 	FOR EACH ROW EXECUTE FUNCTION chash.check_node_values();
 ALTER TABLE chash.node_config ENABLE ALWAYS TRIGGER node_config_check_values;
+
+/*
+ * A ring created with notify => true announces each of its changes:
+ * NOTIFY chash_ring_changed with {"ring": name, "version": version}, its
+ * name and new version as JSON.  Every write of a ring's row passes here,
+ * and every change of a ring writes its row (the catalog's trigger gives it
+ * its new version so), so each change is announced, through the functions
+ * or by plain DML.  PostgreSQL delivers a notification when the
+ * transaction commits, never when it rolls back, and folds the identical
+ * payloads of one transaction into one: a transaction's changes of a ring
+ * share its version, so a watcher hears one notification a committed
+ * transaction and ring, with the version the commit left.  A ring dropped,
+ * or renamed away, announces {"ring": name, "version": null, "dropped":
+ * true}.  Turning notify off is announced, the last change a watcher
+ * hears.  Any role that can connect can LISTEN, so the payload holds
+ * nothing but the ring's name and its version.
+ */
+CREATE OR REPLACE FUNCTION chash.notify_ring_changed() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.notify AND
+	   (TG_OP = 'DELETE' OR OLD.ring IS DISTINCT FROM NEW.ring) THEN
+		PERFORM pg_notify('chash_ring_changed',
+						  jsonb_build_object('ring', OLD.ring, 'version', NULL,
+											 'dropped', true)::text);
+	END IF;
+	IF TG_OP IN ('INSERT', 'UPDATE') AND
+	   (NEW.notify OR (TG_OP = 'UPDATE' AND OLD.notify AND OLD.ring = NEW.ring)) THEN
+		PERFORM pg_notify('chash_ring_changed',
+						  jsonb_build_object('ring', NEW.ring, 'version', NEW.version)::text);
+	END IF;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION chash.notify_ring_changed() IS
+	'trigger: NOTIFY chash_ring_changed with the name and new version of a changed ring whose changes notify';
+CREATE OR REPLACE TRIGGER ring_config_notify_insert
+	AFTER INSERT ON chash.ring_config
+	FOR EACH ROW WHEN (NEW.notify)
+	EXECUTE FUNCTION chash.notify_ring_changed();
+CREATE OR REPLACE TRIGGER ring_config_notify_update
+	AFTER UPDATE ON chash.ring_config
+	FOR EACH ROW WHEN (NEW.notify OR OLD.notify)
+	EXECUTE FUNCTION chash.notify_ring_changed();
+CREATE OR REPLACE TRIGGER ring_config_notify_delete
+	AFTER DELETE ON chash.ring_config
+	FOR EACH ROW WHEN (OLD.notify)
+	EXECUTE FUNCTION chash.notify_ring_changed();
+ALTER TABLE chash.ring_config ENABLE ALWAYS TRIGGER ring_config_notify_insert;
+ALTER TABLE chash.ring_config ENABLE ALWAYS TRIGGER ring_config_notify_update;
+ALTER TABLE chash.ring_config ENABLE ALWAYS TRIGGER ring_config_notify_delete;

@@ -15,7 +15,8 @@ GRANT USAGE ON SCHEMA chash TO PUBLIC;
 GRANT SELECT ON chash.ring_config, chash.node_config TO PUBLIC;
 GRANT USAGE, SELECT ON SEQUENCE chash.node_ordinal_seq TO PUBLIC;
 GRANT SELECT ON chash.rings, chash.nodes, chash.ring_balance TO PUBLIC;
-REVOKE ALL ON FUNCTION chash.catalog_trigger(), chash.check_node_values() FROM PUBLIC;
+REVOKE ALL ON FUNCTION chash.catalog_trigger(), chash.check_node_values(),
+	chash.notify_ring_changed() FROM PUBLIC;
 
 REVOKE ALL ON chash.online_moves, chash.online_move_pairs, chash.online_move_nodes FROM PUBLIC;
 REVOKE ALL ON FUNCTION chash.move_dblink(), chash.move_shard(text, text, regclass),

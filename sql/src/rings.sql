@@ -62,12 +62,13 @@ CREATE OR REPLACE FUNCTION chash_ring_set(ring text,
 							   ties text DEFAULT NULL,
 							   table_size integer DEFAULT NULL,
 							   lookup text DEFAULT NULL,
-							   hash_tag text DEFAULT NULL)
+							   hash_tag text DEFAULT NULL,
+							   notify boolean DEFAULT NULL)
 	RETURNS double precision
 	AS 'MODULE_PATHNAME', 'chash_ring_set'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION chash_ring_set(text, text, integer, text, integer, text, text, text, integer, text, text) IS
-	'change a ring''s settings, checked as chash_ring_create checks them (NULL leaves a setting as it is); returns the share of the keys the change moves where the placements tell it, else NULL with a NOTICE';
+COMMENT ON FUNCTION chash_ring_set(text, text, integer, text, integer, text, text, text, integer, text, text, boolean) IS
+	'change a ring''s settings, checked as chash_ring_create checks them, or whether its changes notify (NULL leaves a setting as it is); returns the share of the keys the change moves where the placements tell it, else NULL with a NOTICE';
 
 CREATE OR REPLACE FUNCTION chash_profiles()
 	RETURNS TABLE(profile text, system text, settings text, may_set text[],
@@ -89,17 +90,19 @@ CREATE OR REPLACE FUNCTION chash_ring_create(ring text,
 								  table_size integer DEFAULT NULL,
 								  lookup text DEFAULT NULL,
 								  hash_tag text DEFAULT NULL,
-								  profile text DEFAULT NULL)
+								  profile text DEFAULT NULL,
+								  notify boolean DEFAULT false)
 	RETURNS void
 	AS 'MODULE_PATHNAME', 'chash_ring_create'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text, text, text) IS
-	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli, elasticsearch or envoy_ring_hash; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles())';
+COMMENT ON FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text, text, text, boolean) IS
+	'create a ring: algorithm (ring, ketama, tokens, modulo, jump, rendezvous, maglev, slots, nginx, haproxy, dalli, elasticsearch or envoy_ring_hash; default ring), hash of the points or node names (default: the algorithm''s), vnodes per node of average weight (default 160), vnode name template ({node}, {i}), first i (default 0), hash of the keys (default: hash), ketama variant, ties rule, table size, lookup rule, hash tag (two characters, as ''{}''), or the profile of a real system (chash_profiles()); notify: each committed change sends NOTIFY chash_ring_changed with the ring and its version';
 
 
 /*
  * The cutover of a batch migration: ring takes planned's settings and
- * nodes (their order, targets, tokens, slots, capacities and addresses) in
+ * nodes (their order, targets, tokens, slots, capacities and addresses)
+ * and whether its changes notify, in
  * one statement's worth of catalog changes, which the catalog's trigger
  * checks, versions and makes every backend's cache see, as for any change.  The planned copy
  * is dropped unless asked not to.  Rings in an online move under way are
@@ -162,7 +165,8 @@ BEGIN
 	SET algorithm = p.algorithm, hash = p.hash, key_hash = p.key_hash,
 		vnodes = p.vnodes, vnode_name = p.vnode_name, vnode_first = p.vnode_first,
 		ketama_variant = p.ketama_variant, ties = p.ties, table_size = p.table_size,
-		lookup = p.lookup, hash_tag = p.hash_tag, profile = p.profile
+		lookup = p.lookup, hash_tag = p.hash_tag, profile = p.profile,
+		notify = p.notify
 	FROM chash.ring_config p
 	WHERE c.ring = target_ring AND p.ring = planned_ring;
 	INSERT INTO chash.node_config (ring, node, weight, vnodes, zone, state, ordinal,

@@ -23,12 +23,12 @@ CREATE OR REPLACE VIEW chash.rings AS
 				THEN coalesce(pg_catalog.sum(n.points), 0)::bigint END AS points,
 		   r.ketama_variant, r.ties, r.version,
 		   chash.ring_problem(r.ring) AS problem,
-		   r.table_size, r.lookup, r.hash_tag, r.profile
+		   r.table_size, r.lookup, r.hash_tag, r.profile, r.notify
 	FROM chash.ring_config r
 	LEFT JOIN chash.nodes n ON n.ring = r.ring
 	GROUP BY r.ring;
 COMMENT ON VIEW chash.rings IS
-	'one row a ring: its settings, number of nodes (all and active) and of points, its version, why it cannot be built if it cannot, table size, lookup rule, hash tag and the profile it was created with';
+	'one row a ring: its settings, number of nodes (all and active) and of points, its version, why it cannot be built if it cannot, table size, lookup rule, hash tag, the profile it was created with and whether its changes notify';
 
 
 /*

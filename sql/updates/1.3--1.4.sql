@@ -18,6 +18,23 @@ ALTER TABLE chash.ring_config ADD COLUMN profile text;
 ALTER TABLE chash.ring_config ADD CONSTRAINT ring_config_profile_check
 	CHECK (chash.profile_is_known(profile));
 
+-- Whether a ring's changes send NOTIFY chash_ring_changed: false for the
+-- rings already there, added as capacity is below (no missing value left
+-- in the catalog, and no ring takes a new version for it)
+ALTER TABLE chash.ring_config ADD COLUMN notify boolean;
+ALTER TABLE chash.ring_config DISABLE TRIGGER ring_config_lock,
+	DISABLE TRIGGER ring_config_version,
+	DISABLE TRIGGER ring_config_check_update;
+UPDATE chash.ring_config SET notify = false;
+ALTER TABLE chash.ring_config ENABLE ALWAYS TRIGGER ring_config_lock,
+	ENABLE ALWAYS TRIGGER ring_config_version,
+	ENABLE ALWAYS TRIGGER ring_config_check_update;
+ALTER TABLE chash.ring_config
+	ALTER COLUMN notify SET DEFAULT false,
+	ALTER COLUMN notify SET NOT NULL;
+COMMENT ON COLUMN chash.ring_config.notify IS
+	'whether each committed change of the ring sends NOTIFY chash_ring_changed with its name and new version (default false)';
+
 -- A node's capacity, the share of load planning gives it (chash_rebalance).
 -- Added without a default and filled, then given its default, so that the
 -- column is as a fresh install's (a default given with ADD COLUMN stays in
@@ -48,14 +65,14 @@ COMMENT ON COLUMN chash.node_config.address IS
 -- decide are NULL by default, so that a profile can tell them from those
 -- given; the cache's figures gain memory and evictions; chash_node_add and
 -- chash_node_set take a capacity and an address; chash_key_distribution
--- gains bytes
+-- gains bytes; chash_ring_create takes notify
 DROP FUNCTION chash_ring_create(text, text, text, integer, text, integer, text, text, text, integer, text);
 DROP FUNCTION chash.cache_stats();
 DROP FUNCTION chash_node_add(text, text, double precision, integer, text, text, bigint[], int4range[]);
 DROP FUNCTION chash_node_set(text, text, double precision, integer, text, text, text, bigint[], int4range[]);
 DROP FUNCTION chash_key_distribution(text, regclass, name);
 
--- The view of rings shows hash_tag and profile, the view of nodes their
+-- The view of rings shows hash_tag, profile and notify, the view of nodes their
 -- capacity and address: dropped, as their columns change, with their functions of
 -- PostgreSQL 14
 DROP VIEW chash.rings;

@@ -209,7 +209,7 @@ setting_int(FunctionCallInfo fcinfo, int argno, const ChashProfile *profile,
 /*
  * chash_ring_create(ring, algorithm, hash, vnodes, vnode_name, vnode_first,
  *					 key_hash, ketama_variant, ties, table_size, lookup,
- *					 hash_tag, profile)
+ *					 hash_tag, profile, notify)
  *
  * A profile gives its settings, and the settings its system's
  * configuration chooses may be given with it (placement/profile.c).  hash and
@@ -217,6 +217,8 @@ setting_int(FunctionCallInfo fcinfo, int argno, const ChashProfile *profile,
  * variant.  The ring's settings are checked as a ring without nodes before
  * anything is written.  The SQL functions of earlier versions pass fewer
  * arguments: 1.0's the first seven, 1.1's and 1.2's nine, 1.3's eleven.
+ * notify is not a setting of placement: any profile takes it, and NULL is
+ * false.
  */
 PG_FUNCTION_INFO_V1(chash_ring_create);
 
@@ -231,10 +233,11 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	const char *hash_name;
 	const char *key_hash_name;
 	const char *vnode_name;
-	Oid			argtypes[13] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID,
-		INT4OID, TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, TEXTOID};
-	Datum		args[13];
-	bool		nulls[13];
+	Oid			argtypes[14] = {TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID,
+		INT4OID, TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, TEXTOID,
+	BOOLOID};
+	Datum		args[14];
+	bool		nulls[14];
 	int			nargs;
 	const char *insert;
 
@@ -305,10 +308,23 @@ chash_ring_create(PG_FUNCTION_ARGS)
 	args[10] = text_or_null(spec.lookup_name);
 	args[11] = text_or_null(spec.hash_tag);
 	args[12] = text_or_null(profile ? profile->name : NULL);
-	for (int i = 0; i < lengthof(args); i++)
+	for (int i = 0; i < 13; i++)
 		nulls[i] = (i >= 6 && i != 9 && DatumGetPointer(args[i]) == NULL);
 	nulls[9] = spec.table_size == 0;
-	if (catalog_1_4)
+	args[13] = BoolGetDatum(PG_NARGS() > 13 && !PG_ARGISNULL(13) &&
+							PG_GETARG_BOOL(13));
+	nulls[13] = false;
+	if (PG_NARGS() > 13 && chash_catalog_has_notify())
+	{
+		nargs = 14;
+		insert = "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+			" (ring, algorithm, hash, vnodes, vnode_name, vnode_first,"
+			" key_hash, ketama_variant, ties, table_size, lookup, hash_tag,"
+			" profile, notify)"
+			" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+			" ON CONFLICT (ring) DO NOTHING";
+	}
+	else if (catalog_1_4)
 	{
 		nargs = 13;
 		insert = "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
@@ -357,7 +373,7 @@ chash_ring_create(PG_FUNCTION_ARGS)
 
 /*
  * chash_ring_copy(src, dst): a new ring with src's settings and nodes,
- * their order and targets included
+ * their order and targets included, and whether its changes notify
  */
 PG_FUNCTION_INFO_V1(chash_ring_copy);
 
@@ -373,7 +389,18 @@ chash_ring_copy(PG_FUNCTION_ARGS)
 	chash_catalog_check_privilege(CHASH_NODE_TABLE, ACL_INSERT, dst);
 	if (!chash_catalog_ring_exists(src))
 		error_ring_missing(src);
-	if (execute_with_own_args(fcinfo, chash_catalog_has_hash_tag() ?
+	if (execute_with_own_args(fcinfo, chash_catalog_has_notify() ?
+							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " (ring, algorithm, hash, key_hash, vnodes, vnode_name,"
+							  " vnode_first, ketama_variant, ties, table_size, lookup,"
+							  " hash_tag, profile, notify)"
+							  " SELECT $2, algorithm, hash, key_hash, vnodes, vnode_name,"
+							  " vnode_first, ketama_variant, ties, table_size, lookup,"
+							  " hash_tag, profile, notify"
+							  " FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+							  " WHERE ring" CHASH_EQ "$1"
+							  " ON CONFLICT (ring) DO NOTHING" :
+							  chash_catalog_has_hash_tag() ?
 							  "INSERT INTO " CHASH_SCHEMA "." CHASH_RING_TABLE
 							  " (ring, algorithm, hash, key_hash, vnodes, vnode_name,"
 							  " vnode_first, ketama_variant, ties, table_size, lookup,"
@@ -720,7 +747,7 @@ moved_share(const ChashRingSpec *before, const ChashRingSpec *after)
 
 /*
  * chash_ring_set(ring, hash, vnodes, vnode_name, vnode_first, key_hash,
- *				  ketama_variant, ties, table_size, lookup, hash_tag)
+ *				  ketama_variant, ties, table_size, lookup, hash_tag, notify)
  *
  * The ring's counterpart of chash_node_set: NULL leaves a setting as it is;
  * the others are checked as chash_ring_create checks them (a ring made with
@@ -730,7 +757,8 @@ moved_share(const ChashRingSpec *before, const ChashRingSpec *after)
  * (rings of points hashing keys alike, tables of one size), else NULL with
  * a NOTICE saying how to measure it.  The algorithm is not a setting here:
  * a ring of another algorithm is a new ring (chash_ring_copy's counterpart
- * is chash_ring_create, then chash_ring_switch).
+ * is chash_ring_create, then chash_ring_switch).  notify is not a setting
+ * of placement: any profile takes it, and it moves no key.
  */
 PG_FUNCTION_INFO_V1(chash_ring_set);
 
@@ -741,10 +769,10 @@ chash_ring_set(PG_FUNCTION_ARGS)
 	const ChashProfile *profile;
 	ChashRingSpec *before;
 	ChashRingSpec after;
-	Oid			argtypes[11] = {TEXTOID, TEXTOID, INT4OID, TEXTOID, INT4OID,
-		TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, TEXTOID};
-	Datum		args[11];
-	bool		nulls[11];
+	Oid			argtypes[12] = {TEXTOID, TEXTOID, INT4OID, TEXTOID, INT4OID,
+		TEXTOID, TEXTOID, TEXTOID, INT4OID, TEXTOID, TEXTOID, BOOLOID};
+	Datum		args[12];
+	bool		nulls[12];
 	static const ChashSetting settings[11] = {0, CHASH_SETTING_HASH,
 		CHASH_SETTING_VNODES, CHASH_SETTING_VNODE_NAME, CHASH_SETTING_VNODE_FIRST,
 		CHASH_SETTING_KEY_HASH, CHASH_SETTING_VARIANT, CHASH_SETTING_TIES,
@@ -773,6 +801,8 @@ chash_ring_set(PG_FUNCTION_ARGS)
 		if (!nulls[i] && profile != NULL)
 			chash_profile_check_setting(profile, settings[i]);
 	}
+	nulls[11] = PG_NARGS() <= 11 || PG_ARGISNULL(11);
+	args[11] = nulls[11] ? (Datum) 0 : PG_GETARG_DATUM(11);
 	if (!nulls[1])
 		after.hash = chash_hash_get(TextDatumGetCString(args[1]));
 	if (!nulls[2])
@@ -825,9 +855,10 @@ chash_ring_set(PG_FUNCTION_ARGS)
 							  " ties = coalesce($8, ties),"
 							  " table_size = coalesce($9, table_size),"
 							  " lookup = coalesce($10, lookup),"
-							  " hash_tag = coalesce($11, hash_tag)"
+							  " hash_tag = coalesce($11, hash_tag),"
+							  " notify = coalesce($12, notify)"
 							  " WHERE ring" CHASH_EQ "$1",
-							  11, argtypes, args, nulls) == 0)
+							  12, argtypes, args, nulls) == 0)
 		error_ring_missing(ring);
 
 	if (share < 0)

@@ -55,6 +55,7 @@ typedef struct CatalogIds
 	bool		has_hash_tag;	/* ring_config.hash_tag, from 1.4 */
 	bool		has_capacity;	/* node_config.capacity, from 1.4 */
 	bool		has_address;	/* node_config.address, from 1.4 */
+	bool		has_notify;		/* ring_config.notify, from 1.4 */
 } CatalogIds;
 
 static CatalogIds ids;
@@ -98,6 +99,7 @@ lookup_ids(void)
 	ids.has_hash_tag = get_attnum(ids.ring_table, "hash_tag") != InvalidAttrNumber;
 	ids.has_capacity = get_attnum(ids.node_table, "capacity") != InvalidAttrNumber;
 	ids.has_address = get_attnum(ids.node_table, "address") != InvalidAttrNumber;
+	ids.has_notify = get_attnum(ids.ring_table, "notify") != InvalidAttrNumber;
 }
 
 /* Whether the catalog has ring_config.table_size (1.3 on) */
@@ -136,6 +138,17 @@ chash_catalog_has_address(void)
 {
 	lookup_ids();
 	return ids.has_address;
+}
+
+/*
+ * Whether the catalog has ring_config.notify (1.4 on).  Only the catalog's
+ * notification trigger reads it.
+ */
+bool
+chash_catalog_has_notify(void)
+{
+	lookup_ids();
+	return ids.has_notify;
 }
 
 /* The OID of one of the catalog tables; an error if chash is not installed */

@@ -47,6 +47,7 @@ extern bool chash_catalog_has_table_size(void);
 extern bool chash_catalog_has_hash_tag(void);
 extern bool chash_catalog_has_capacity(void);
 extern bool chash_catalog_has_address(void);
+extern bool chash_catalog_has_notify(void);
 extern void chash_catalog_tokens(Datum tokens, MemoryContext mcxt,
 								 ChashNodeSpec *n);
 extern void chash_catalog_slots(Datum slots, MemoryContext mcxt,
