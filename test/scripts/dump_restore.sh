@@ -72,7 +72,7 @@ WHERE t.tgrelid IN ('chash.ring_config'::regclass, 'chash.node_config'::regclass
 ORDER BY 1, 2;
 -- versions are transaction ids: a restored ring gets the restore's
 SELECT ring, algorithm, hash, key_hash, vnodes, vnode_name, vnode_first, ketama_variant, ties,
-	   version > 0 AS has_version
+	   version > 0 AS has_version, notify
 FROM chash.ring_config ORDER BY ring;
 SELECT * FROM chash.node_config ORDER BY ring, node;
 SELECT ring, algorithm, hash, key_hash, vnodes, vnode_name, vnode_first, nodes, active_nodes,
@@ -154,8 +154,8 @@ SELECT chash_node_add('keyhash64', node) FROM unnest(ARRAY['k1', 'k2', 'k3', 'k4
 SELECT chash_ring_create('keyhash32', hash => 'murmur3_32', key_hash => 'crc32',
 						 vnode_name => 'vn{i}:{node}', vnode_first => 7);
 SELECT chash_node_add('keyhash32', node) FROM unnest(ARRAY['s1', 's2']) node;
--- weights, own vnodes, zones, capacities, an address, a node down
-SELECT chash_ring_create('mixed', vnodes => 80);
+-- weights, own vnodes, zones, capacities, an address, a node down; notify
+SELECT chash_ring_create('mixed', vnodes => 80, notify => true);
 SELECT chash_node_add('mixed', 'heavy', 2.5, zone => 'eu-west', capacity => 4, address => '10.0.0.1:6379');
 SELECT chash_node_add('mixed', 'light', 0.25, zone => 'eu-west', capacity => 0.5);
 SELECT chash_node_add('mixed', 'fixed', 3, vnodes => 37, zone => 'us-east');

@@ -102,11 +102,11 @@ DROP ROLE regress_chash_intruder;
 
 ALTER EXTENSION chash UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'chash';
--- every route is the same; each ring has a version, the triggers are 1.2's
--- and 1.4's check of a node's values
+-- every route is the same; each ring has a version, and notify off; the
+-- triggers are 1.2's, 1.4's check of a node's values and 1.4's notification
 SELECT count(*) AS keys, count(*) FILTER (WHERE chash_lookup(ring, k) = node) AS same
 FROM routes_1_1;
-SELECT ring, version > 0 AS has_version, problem FROM chash.rings ORDER BY ring;
+SELECT ring, version > 0 AS has_version, problem, notify FROM chash.rings ORDER BY ring;
 SELECT DISTINCT p.proname AS trigger_function
 FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
 WHERE t.tgrelid IN ('chash.ring_config'::regclass, 'chash.node_config'::regclass)
