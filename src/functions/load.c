@@ -13,6 +13,7 @@
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/tuplestore.h"
 
 #include "functions/call_ring.h"
@@ -304,6 +305,15 @@ chash_rebalance_unit_rows(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("positions and loads must be arrays of the same length")));
+	for (int i = 0; i < nloads; i++)
+	{
+		/* NaN fails this too: it would leave the units without an order */
+		if (!(loads[i] >= 0 && loads[i] < get_float8_infinity()))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("loads must be finite numbers of at least 0"),
+					 errdetail("Load %d is %g.", i + 1, loads[i])));
+	}
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 

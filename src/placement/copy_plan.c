@@ -643,6 +643,8 @@ consider_insert(CopyPlanner *p, uint32 at, uint32 x, double rem, CopyPlanMove *b
 		uint32		kn = ko < at ? ko : ko + 1;
 		bool		reached = r < p->wlen[ko];
 
+		/* a walk can go round the whole ring: a cancel is heard each one */
+		CHECK_FOR_INTERRUPTS();
 		nn = walk(p, &v, kn, ns, &len);
 		if (!reached && r >= len)
 			break;
@@ -764,6 +766,7 @@ drain_change(CopyPlanner *p, uint32 j, int x, double *moved, double *lost)
 		bool		reached = r < p->wlen[ko];
 		const uint32 *os = p->set + (size_t) ko * p->stride;
 
+		CHECK_FOR_INTERRUPTS();
 		nn = walk(p, &v, kn, ns, &len);
 		if (!reached && r >= len)
 			break;
@@ -841,6 +844,7 @@ plan_drain(CopyPlanner *p)
 		recompute(p);
 		for (uint32 j = 0; j < p->m; j++)
 		{
+			CHECK_FOR_INTERRUPTS();
 			if (!p->in->drained[p->own[j]])
 				continue;
 			for (int x = -1; x < p->nnodes; x++)
@@ -937,16 +941,14 @@ plan_balance(CopyPlanner *p)
 			{
 				for (uint32 j = 0; j < p->m; j++)
 				{
-					if ((j & 255) == 255)
-						CHECK_FOR_INTERRUPTS();
+					CHECK_FOR_INTERRUPTS();
 					consider_shift(p, j, rem, &best);
 					untouch(p);
 				}
 			}
 			for (uint32 at = 0; at < p->m; at++)
 			{
-				if ((at & 255) == 255)
-					CHECK_FOR_INTERRUPTS();
+				CHECK_FOR_INTERRUPTS();
 				for (int i = 0; i < nr; i++)
 				{
 					uint32		x = receivers[i];

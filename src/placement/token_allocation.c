@@ -39,13 +39,14 @@
  * What it reaches (doc/planning.md, "Tokens for a new node"): with 3
  * copies, peak-to-mean stays within 1.05 at 8 tokens a node and within
  * 1.02 at 64.  With one copy and 8 tokens it settles near 1.06, and no
- * allocator of new nodes' tokens can do better once the ring has a few
- * dozen nodes: a token takes keys from one node only, so a new node
+ * allocator of new nodes' tokens can stay much below that once the ring
+ * has a few dozen nodes: a token takes keys from one node only, so a new node
  * lowers at most k nodes' shares while every other share grows against
  * the falling mean (by 1 in its logarithm for each factor e the ring
  * grows by); the nodes reaching the peak must be cut as they reach it, so
- * they fill at least 1/k of log-share below it, and the peak is at least
- * 1 / (k (1 - e^(-1/k))) times the mean: 1.064 at 8 tokens, 1.008 at 64.
+ * they fill at least 1/k of log-share below it, and the peak settles at
+ * about 1 / (k (1 - e^(-1/k))) times the mean: 1.064 at 8 tokens, 1.008 at
+ * 64 (a steady state: single sizes can dip below it for a while).
  *
  * Cost: a pass over the gaps a token (three where replicas > 1), each gap
  * a few walks of about 'replicas' distinct nodes; a walk stops once it has

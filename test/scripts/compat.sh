@@ -165,6 +165,9 @@ export_wanted() {
 	esac
 	return 1
 }
+# how many of each server's configurations that is: a label changed in the
+# table below without the list above would drop its export unseen
+declare -A export_count=([nginx]=4 [haproxy]=4 [twemproxy]=5)
 libraries=()
 for c in "${clients[@]}"; do
 	[[ $servers == *" $c "* ]] || libraries+=("$c")
@@ -771,6 +774,17 @@ while IFS='|' read -r client label servers opts; do
 done <<<"$configs"
 # a client list that names none of the clients checks nothing
 [ $n -gt 0 ] || { echo "compat: no configuration for the clients:$only" >&2; exit 1; }
+for c in "${!export_count[@]}"; do
+	want "$c" || continue
+	marked=0
+	for ((i = 1; i <= n; i++)); do
+		[ "${c_client[i]}" != "$c" ] || [ ! -f "$work/$i/export.wanted" ] || marked=$((marked + 1))
+	done
+	if [ "$marked" != "${export_count[$c]}" ]; then
+		echo "compat: $marked of $c's configurations are exported, not ${export_count[$c]}: a label of export_wanted is missing from the table" >&2
+		exit 1
+	fi
+done
 
 # --- the checks ---------------------------------------------------------------
 # chash's side of every configuration: servers and keys with the client's

@@ -200,6 +200,12 @@ SELECT * FROM chash.rebalance_unit_rows('ld_ring', (SELECT array_agg(node) FROM 
 										 '{1, NULL}', '{1, 1}');
 SELECT * FROM chash.rebalance_unit_rows('ld_ring', (SELECT array_agg(node) FROM chash.nodes WHERE ring = 'ld_ring'),
 										 '{1}'::bigint[], '{{1}}'::float8[]);
+SELECT * FROM chash.rebalance_unit_rows('ld_ring', (SELECT array_agg(node) FROM chash.nodes WHERE ring = 'ld_ring'),
+										 '{1, 2, 3}', '{1, NaN, 1}');
+SELECT * FROM chash.rebalance_unit_rows('ld_ring', (SELECT array_agg(node) FROM chash.nodes WHERE ring = 'ld_ring'),
+										 '{1, 2}', '{-1, 1}');
+SELECT * FROM chash.rebalance_unit_rows('ld_ring', (SELECT array_agg(node) FROM chash.nodes WHERE ring = 'ld_ring'),
+										 '{1}', '{Infinity}');
 DROP TABLE unit_rows_in, unit_rows, unit_rows_expected;
 
 DROP TABLE load_keys, load_times, load_units;
