@@ -346,6 +346,59 @@ $$;
 COMMENT ON FUNCTION chash.export_twemproxy(text, jsonb) IS
 	'chash_export of format twemproxy';
 
+-- Redis Cluster: a new cluster's slots, per master one CLUSTER
+-- ADDSLOTSRANGE line (Redis 7.0) with its contiguous ranges, under a
+-- comment line naming the master it is sent to (its address, host:port in
+-- an imported ring)
+CREATE OR REPLACE FUNCTION chash.export_redis_cluster(ring text, options jsonb)
+	RETURNS text
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	bad record;
+	out text;
+BEGIN
+	PERFORM chash.check_redis_ring(ring, 'redis_cluster');
+	SELECT g.slot INTO bad
+	FROM generate_series(0, 16383) g(slot)
+	WHERE NOT EXISTS (SELECT FROM @extschema@.chash_slot_ranges(ring) x WHERE x.slots @> g.slot)
+	ORDER BY g.slot LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('slot %s of ring "%s" has no node', bad.slot, chash.message_name(ring)),
+			DETAIL = format('A Redis cluster serves keys only when every slot has a master; ring "%s" leaves %s slots without one.',
+							chash.message_name(ring),
+							16384 - (SELECT coalesce(sum(upper(x.slots) - lower(x.slots)), 0) FROM @extschema@.chash_slot_ranges(ring) x)),
+			HINT = 'Give the slots to nodes with chash_node_set(ring, node, slots => ...), or bring a down node back.';
+	END IF;
+	SELECT c.node, coalesce(c.address, c.node) AS address INTO bad
+	FROM chash.node_config c WHERE c.ring = export_redis_cluster.ring
+	  AND (c.node ~ '[[:cntrl:]]' OR coalesce(c.address, c.node) ~ '[[:cntrl:]]')
+	ORDER BY c.ordinal, c.node LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('node "%s" of ring "%s" has %s that format "redis_cluster" cannot write',
+							 chash.message_name(bad.node), chash.message_name(ring),
+							 CASE WHEN bad.node ~ '[[:cntrl:]]' THEN 'a name' ELSE 'an address' END),
+			DETAIL = 'It holds a control character.';
+	END IF;
+	SELECT E'# Redis Cluster: the slots of each master of a new cluster (Redis 7.0 or later).\n'
+		   || E'# Send each CLUSTER line to the master named above it, as in\n'
+		   || E'# redis-cli -h HOST -p PORT CLUSTER ADDSLOTSRANGE ...; then CLUSTER MEET the masters.\n'
+		   || string_agg(format(E'# %s\n%s\n', n.address,
+								coalesce('CLUSTER ADDSLOTSRANGE ' || (SELECT string_agg(lower(x.slots) || ' ' || (upper(x.slots) - 1), ' ' ORDER BY lower(x.slots))
+																	   FROM @extschema@.chash_slot_ranges(ring) x WHERE x.node = n.node),
+										 '# (no slot)')), '' ORDER BY n.ordinal, n.node)
+	INTO out
+	FROM (SELECT c.node, coalesce(c.address, c.node) AS address, c.ordinal
+		  FROM chash.node_config c WHERE c.ring = export_redis_cluster.ring) n;
+	RETURN out;
+END
+$$;
+COMMENT ON FUNCTION chash.export_redis_cluster(text, jsonb) IS
+	'chash_export of format redis_cluster';
+
 CREATE OR REPLACE FUNCTION chash_export(ring text, format text DEFAULT NULL, options jsonb DEFAULT '{}')
 	RETURNS text
 	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
@@ -360,7 +413,7 @@ BEGIN
 DECLARE
 	profile text;
 	known CONSTANT jsonb := '{"nginx": ["name", "key"], "haproxy": ["name", "balance"],
-							 "twemproxy": ["name", "listen"]}';
+							 "twemproxy": ["name", "listen"], "redis_cluster": []}';
 	bad text;
 BEGIN
 	IF ring IS NULL OR options IS NULL THEN
@@ -376,7 +429,7 @@ BEGIN
 	IF format IS NULL AND profile IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('ring "%s" has no profile to take the format from', chash.message_name(ring)),
-			HINT = 'Give the format: "nginx", "haproxy" or "twemproxy".';
+			HINT = 'Give the format: "nginx", "haproxy", "twemproxy" or "redis_cluster".';
 	END IF;
 	format := coalesce(format, profile);
 	IF NOT known ? format THEN
@@ -384,7 +437,7 @@ BEGIN
 			MESSAGE = format('unknown export format "%s"', chash.message_name(format)),
 			DETAIL = CASE WHEN format = profile THEN format('It is the profile of ring "%s".', chash.message_name(ring))
 						  ELSE 'It is not one chash_export has.' END,
-			HINT = 'The formats are "nginx" (an upstream block), "haproxy" (a backend section) and "twemproxy" (a nutcracker pool).';
+			HINT = 'The formats are "nginx" (an upstream block), "haproxy" (a backend section), "twemproxy" (a nutcracker pool) and "redis_cluster" (CLUSTER ADDSLOTSRANGE per master).';
 	END IF;
 	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
@@ -396,13 +449,16 @@ BEGIN
 	IF FOUND THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('unknown option "%s" of format "%s"', chash.message_name(bad), format),
-			HINT = format('The options of format "%s" are %s.', format,
-						  (SELECT string_agg('"' || x || '"', ' and ') FROM pg_catalog.jsonb_array_elements_text(known -> format) x));
+			HINT = CASE WHEN pg_catalog.jsonb_array_length(known -> format) = 0 THEN format('Format "%s" has no options.', format)
+						ELSE format('The options of format "%s" are %s.', format,
+									(SELECT string_agg('"' || x || '"', ' and ') FROM pg_catalog.jsonb_array_elements_text(known -> format) x)) END;
 	END IF;
 	IF format = 'nginx' THEN
 		RETURN chash.export_nginx(ring, options);
 	ELSIF format = 'haproxy' THEN
 		RETURN chash.export_haproxy(ring, options);
+	ELSIF format = 'redis_cluster' THEN
+		RETURN chash.export_redis_cluster(ring, options);
 	END IF;
 	RETURN chash.export_twemproxy(ring, options);
 END;
@@ -414,4 +470,4 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_export(text, text, jsonb) IS
-	'a ring as the configuration of a real system that places keys exactly as the ring does: format nginx (an upstream block with hash KEY consistent), haproxy (a backend section with hash-type consistent) or twemproxy (a nutcracker pool with distribution ketama), by default the ring''s profile; options name (the upstream, backend or pool), key (nginx''s hash key, default $request_uri), balance (HAProxy''s, default uri), listen (twemproxy''s, default 127.0.0.1:22121); a ring the format cannot express is an error naming the setting';
+	'a ring as the configuration of a real system that places keys exactly as the ring does: format nginx (an upstream block with hash KEY consistent), haproxy (a backend section with hash-type consistent) twemproxy (a nutcracker pool with distribution ketama) or redis_cluster (for a new cluster, per master its CLUSTER ADDSLOTSRANGE), by default the ring''s profile; options name (the upstream, backend or pool), key (nginx''s hash key, default $request_uri), balance (HAProxy''s, default uri), listen (twemproxy''s, default 127.0.0.1:22121); a ring the format cannot express is an error naming the setting';

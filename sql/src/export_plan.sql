@@ -1,0 +1,364 @@
+/*
+ * chash_export_plan: the ordered steps that take a running system from one
+ * ring to another, each safe to run again.  Format redis_cluster lists a
+ * Redis Cluster's resharding as the commands sent to each master (slot
+ * ranges written a-b, node ids as <id of host:port>); format redis_cli
+ * gives the same steps as one bash script over redis-cli (its rows in step
+ * order, step 0 the functions the others call), each step checking the
+ * cluster first and skipping what is done.
+ */
+
+-- The nodes of both rings of a plan, the old first (by ordinal and name),
+-- each at its address in to_ring where it is there
+CREATE OR REPLACE FUNCTION chash.export_plan_nodes(from_ring text, to_ring text)
+	RETURNS TABLE(node text, address text, in_from boolean, in_to boolean, k bigint)
+	LANGUAGE sql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT x.node, x.address, x.in_from, x.in_to, row_number() OVER (ORDER BY NOT x.in_from, x.ordinal, x.node)
+FROM (SELECT coalesce(t.node, f.node) AS node, coalesce(t.address, t.node, f.address, f.node) AS address,
+			 f.node IS NOT NULL AS in_from, t.node IS NOT NULL AS in_to,
+			 coalesce(f.ordinal, t.ordinal) AS ordinal
+	  FROM (SELECT c.node, c.address, c.ordinal FROM chash.node_config c WHERE c.ring = from_ring) f
+	  FULL JOIN (SELECT c.node, c.address, c.ordinal FROM chash.node_config c WHERE c.ring = to_ring) t
+	  USING (node)) x
+$$;
+COMMENT ON FUNCTION chash.export_plan_nodes(text, text) IS
+	'the nodes of the rings of a plan, with their addresses, which ring holds each, and their order';
+
+CREATE OR REPLACE FUNCTION chash_export_plan(from_ring text, to_ring text, format text DEFAULT NULL,
+											 options jsonb DEFAULT '{}')
+	RETURNS TABLE(step integer, target text, command text)
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+DECLARE
+	profile text;
+	known CONSTANT jsonb := '{"redis_cluster": [], "redis_cli": []}';
+	bad record;
+	r text;
+	n record;
+	m record;
+	o record;
+	seed text;
+	waits text[] := '{}';
+	k integer := 0;
+	cli boolean;
+BEGIN
+	IF from_ring IS NULL OR to_ring IS NULL OR options IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'from_ring, to_ring and options must not be null',
+			HINT = 'Leave format out (or NULL) for the profile of to_ring, and options for none.';
+	END IF;
+	FOREACH r IN ARRAY ARRAY[from_ring, to_ring] LOOP
+		IF NOT EXISTS (SELECT FROM chash.ring_config c WHERE c.ring = r) THEN
+			RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+				MESSAGE = format('ring "%s" does not exist', chash.message_name(r));
+		END IF;
+	END LOOP;
+	SELECT c.profile INTO profile FROM chash.ring_config c WHERE c.ring = to_ring;
+	IF format IS NULL AND profile IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" has no profile to take the format from', chash.message_name(to_ring)),
+			HINT = 'Give the format: "redis_cluster" or "redis_cli".';
+	END IF;
+	format := coalesce(format, profile);
+	IF NOT known ? format THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown plan format "%s"', chash.message_name(format)),
+			DETAIL = CASE WHEN format = profile THEN format('It is the profile of ring "%s".', chash.message_name(to_ring))
+						  ELSE 'It is not one chash_export_plan has.' END,
+			HINT = 'The formats are "redis_cluster" (the commands per master) and "redis_cli" (a bash script over redis-cli).';
+	END IF;
+	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'options must be a JSON object',
+			DETAIL = format('They are %s.', pg_catalog.left(options::text, 100));
+	END IF;
+	SELECT opt.k INTO bad FROM pg_catalog.jsonb_object_keys(options) AS opt(k) ORDER BY opt.k LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown option "%s" of format "%s"', chash.message_name(bad.k), format),
+			HINT = format('Format "%s" has no options.', format);
+	END IF;
+	cli := format = 'redis_cli';
+	-- both rings: the slots of a Redis cluster, every one with a master
+	-- that is up and is at host:port
+	FOREACH r IN ARRAY ARRAY[from_ring, to_ring] LOOP
+		PERFORM chash.check_redis_ring(r, 'redis_cluster');
+		SELECT c.node INTO bad FROM chash.node_config c
+		WHERE c.ring = r AND c.state = 'down' ORDER BY c.ordinal, c.node LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('node "%s" of ring "%s" is down', chash.message_name(bad.node), chash.message_name(r)),
+				DETAIL = 'A plan of format "redis_cluster" moves slots between masters that are up.',
+				HINT = 'Fail the master over, or give its slots to others, and import the cluster again.';
+		END IF;
+		SELECT g.slot INTO bad FROM generate_series(0, 16383) g(slot)
+		WHERE NOT EXISTS (SELECT FROM @extschema@.chash_slot_ranges(r) x WHERE x.slots @> g.slot)
+		ORDER BY g.slot LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('slot %s of ring "%s" has no node', bad.slot, chash.message_name(r)),
+				DETAIL = 'A plan of format "redis_cluster" takes a cluster whose every slot has a master to another.',
+				HINT = 'Give the slots to nodes with chash_node_set(ring, node, slots => ...).';
+		END IF;
+		SELECT c.node, coalesce(c.address, c.node) AS address INTO bad FROM chash.node_config c
+		WHERE c.ring = r
+		  AND (coalesce(c.address, c.node) !~ '^[A-Za-z0-9_.:\[\]][A-Za-z0-9_.:\[\]-]*:[0-9]{1,5}$'
+			   OR substring(coalesce(c.address, c.node) FROM ':([0-9]+)$')::integer NOT BETWEEN 1 AND 65535)
+		ORDER BY c.ordinal, c.node LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('node "%s" of ring "%s" is not at host:port', chash.message_name(bad.node), chash.message_name(r)),
+				DETAIL = format('Its address is "%s"; a plan of format "redis_cluster" addresses each master at the host:port it has in CLUSTER NODES.',
+								chash.message_name(bad.address)),
+				HINT = 'Import the cluster with chash_ring_import(ring, ''redis_cluster_nodes'', ...), or give the node its address with chash_node_set(ring, node, address => ''host:port'').';
+		END IF;
+		SELECT coalesce(c.address, c.node) AS address, min(c.node) AS first, max(c.node) AS second INTO bad
+		FROM chash.node_config c WHERE c.ring = r
+		GROUP BY coalesce(c.address, c.node) HAVING count(*) > 1 ORDER BY 1 LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('nodes "%s" and "%s" of ring "%s" have the same address "%s"',
+								 chash.message_name(bad.first), chash.message_name(bad.second), chash.message_name(r),
+								 chash.message_name(bad.address)),
+				DETAIL = 'A plan of format "redis_cluster" addresses each master at its own host:port.';
+		END IF;
+	END LOOP;
+	SELECT p.address, min(p.node) AS first, max(p.node) AS second INTO bad FROM chash.export_plan_nodes(from_ring, to_ring) p
+	GROUP BY p.address HAVING count(*) > 1 ORDER BY 1 LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('nodes "%s" and "%s" of rings "%s" and "%s" have the same address "%s"',
+							 chash.message_name(bad.first), chash.message_name(bad.second), chash.message_name(from_ring),
+							 chash.message_name(to_ring), chash.message_name(bad.address)),
+			DETAIL = 'A plan of format "redis_cluster" addresses each master at its own host:port.';
+	END IF;
+	IF cli THEN
+		step := 0;
+		target := NULL;
+		command := $script$#!/usr/bin/env bash
+# Written by chash_export_plan(from_ring, to_ring, 'redis_cli'): takes a
+# running Redis Cluster from the slots of ring FROM to those of ring TO.
+# Each step checks the cluster first and skips what is done, so the script
+# can be run again from the start after a failure or a kill.  Nodes are
+# host:port; their ids are asked of the nodes (CLUSTER MYID, CLUSTER NODES).
+# Environment: REDIS_CLI (default redis-cli) and REDISCLI_AUTH as redis-cli
+# reads it; keys are moved BATCH (default 1000) a slot at a time with
+# MIGRATE ... REPLACE KEYS, each MIGRATE given MIGRATE_TIMEOUT ms (5000).
+set -euo pipefail
+REDIS_CLI=${REDIS_CLI:-redis-cli}
+BATCH=${BATCH:-1000}
+MIGRATE_TIMEOUT=${MIGRATE_TIMEOUT:-5000}
+say() { printf '%s\n' "$*" >&2; }
+die() { say "plan: $*"; exit 1; }
+# cli ADDR ARGS...: one command on ADDR, its raw reply
+cli() { "$REDIS_CLI" -h "${1%:*}" -p "${1##*:}" "${@:2}"; }
+# batch ADDR: the commands on stdin (redis-cli's quoting, one a line) on
+# ADDR; their replies (--no-raw), or a failure on an error reply
+batch() {
+	local out
+	out=$("$REDIS_CLI" -h "${1%:*}" -p "${1##*:}" --no-raw) || die "$1: redis-cli failed"
+	if grep -q '^(error)' <<<"$out"; then
+		die "$1: $(grep -m1 '^(error)' <<<"$out")"
+	fi
+	printf '%s\n' "$out"
+}
+# myid ADDR: the node id of ADDR
+myid() {
+	local id
+	id=$(cli "$1" CLUSTER MYID) || die "$1: CLUSTER MYID failed"
+	[[ $id =~ ^[0-9a-f]{40}$ ]] || die "$1: CLUSTER MYID answered \"$id\""
+	printf '%s\n' "$id"
+}
+# view ADDR: CLUSTER NODES of ADDR
+view() { cli "$1" CLUSTER NODES || die "$1: CLUSTER NODES failed"; }
+# slots_of VIEW OWNER LO HI: the slots in [LO, HI) that VIEW (CLUSTER NODES
+# text) gives OWNER (host:port, or "myself"), one a line
+slots_of() {
+	awk -v who="$2" -v lo="$3" -v hi="$4" '
+		{ a = $2; sub(/@.*/, "", a) }
+		(who == "myself" && $3 ~ /(^|,)myself(,|$)/) || (who != "myself" && a == who) {
+			for (i = 9; i <= NF; i++) {
+				if ($i ~ /^\[/) continue
+				n = split($i, r, "-"); f = r[1] + 0; t = (n > 1 ? r[2] : r[1]) + 0
+				if (f < lo) f = lo
+				if (t > hi - 1) t = hi - 1
+				for (s = f; s <= t; s++) print s
+			}
+		}' <<<"$1"
+}
+# is_master VIEW: the node whose view it is is a master
+is_master() { awk '$3 ~ /(^|,)myself(,|$)/ && $3 ~ /(^|,)master(,|$)/ { m = 1 } END { exit !m }' <<<"$1"; }
+# line_of VIEW ADDR: the line of ADDR in VIEW, if it knows it (not in handshake)
+line_of() { awk -v who="$2" '{ a = $2; sub(/@.*/, "", a) } a == who && $3 !~ /handshake|noaddr/' <<<"$1"; }
+# complement LO HI: the slots in [LO, HI) not on stdin
+complement() { awk -v lo="$1" -v hi="$2" '{ d[$1] = 1 } END { for (s = lo; s < hi; s++) if (!(s in d)) print s }'; }
+
+# meet SEED NEW NODES...: NEW joins the cluster through SEED, then waits
+# (60 s at most) until NEW and each of NODES know each other
+meet() {
+	local seed=$1 new=$2 n i ok
+	shift 2
+	if [ -z "$(line_of "$(view "$seed")" "$new")" ]; then
+		[ "$(cli "$seed" CLUSTER MEET "${new%:*}" "${new##*:}")" = OK ] || die "$seed: CLUSTER MEET $new failed"
+	fi
+	for ((i = 0; i < 600; i++)); do
+		ok=1
+		for n in "$@"; do
+			if [ -z "$(line_of "$(view "$n")" "$new")" ] || [ -z "$(line_of "$(view "$new")" "$n")" ]; then
+				ok=
+				break
+			fi
+		done
+		[ -z "$ok" ] || return 0
+		sleep 0.1
+	done
+	die "$new and $* do not know each other after 60 s"
+}
+
+# importing DST SRC LO HI: CLUSTER SETSLOT s IMPORTING <SRC> on DST, for
+# the slots s in [LO, HI) that DST does not own
+importing() {
+	local id todo
+	todo=$(slots_of "$(view "$1")" myself "$3" "$4" | complement "$3" "$4")
+	[ -n "$todo" ] || return 0
+	id=$(myid "$2")
+	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " IMPORTING " id }' <<<"$todo" | batch "$1" >/dev/null
+}
+# migrating SRC DST LO HI: CLUSTER SETSLOT s MIGRATING <DST> on SRC, for
+# the slots s in [LO, HI) that SRC still owns
+migrating() {
+	local id todo
+	todo=$(slots_of "$(view "$1")" myself "$3" "$4")
+	[ -n "$todo" ] || return 0
+	id=$(myid "$2")
+	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " MIGRATING " id }' <<<"$todo" | batch "$1" >/dev/null
+}
+# migrate SRC DST LO HI: the keys of the slots in [LO, HI) that SRC still
+# owns MIGRATEd to DST, BATCH keys a slot at a time, until none is left
+migrate() {
+	local todo keys moves
+	while :; do
+		todo=$(slots_of "$(view "$1")" myself "$3" "$4")
+		[ -n "$todo" ] || return 0
+		keys=$(awk -v n="$BATCH" '{ print "ECHO @" $1; print "CLUSTER GETKEYSINSLOT " $1 " " n }' <<<"$todo" | batch "$1")
+		# the keys as redis-cli prints them, quoted as it reads them back
+		moves=$(awk -v host="${2%:*}" -v port="${2##*:}" -v t="$MIGRATE_TIMEOUT" '
+			function flush() { if (k != "") print "MIGRATE " host " " port " \"\" 0 " t " REPLACE KEYS" k; k = "" }
+			/^"@[0-9]+"$/ { flush(); next }
+			/^ *[0-9]+\) "/ { sub(/^ *[0-9]+\) /, ""); k = k " " $0 }
+			END { flush() }' <<<"$keys")
+		[ -n "$moves" ] || return 0
+		batch "$1" <<<"$moves" >/dev/null
+	done
+}
+# node TARGET DST LO HI [SRC]: CLUSTER SETSLOT s NODE <DST> on TARGET, a
+# master, for the slots s in [LO, HI) it does not give DST yet; with SRC
+# (on DST itself), first checks that SRC holds no key of them
+node() {
+	local v id todo left
+	v=$(view "$1")
+	is_master "$v" || return 0
+	todo=$(slots_of "$v" "$([ "$1" = "$2" ] && echo myself || echo "$2")" "$3" "$4" | complement "$3" "$4")
+	[ -n "$todo" ] || return 0
+	if [ $# -gt 4 ] && is_master "$(view "$5")"; then
+		left=$(awk '{ print "CLUSTER COUNTKEYSINSLOT " $1 }' <<<"$todo" | batch "$5" | awk '{ n += $2 } END { print n + 0 }')
+		[ "$left" = 0 ] || die "$5 still holds $left keys of slots $3-$(($4 - 1))"
+	fi
+	id=$(myid "$2")
+	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " NODE " id }' <<<"$todo" | batch "$1" >/dev/null
+}
+# forget TARGET GONE: CLUSTER FORGET <GONE> on TARGET, if it still knows
+# GONE, which must own no slot
+forget() {
+	local line
+	line=$(line_of "$(view "$1")" "$2")
+	[ -n "$line" ] || return 0
+	[ -z "$(cut -d' ' -f9- <<<"$line" | tr -d ' ')" ] || die "$1 says $2 still owns slots: $(cut -d' ' -f9- <<<"$line")"
+	[ "$(cli "$1" CLUSTER FORGET "$(cut -d' ' -f1 <<<"$line")")" = OK ] || die "$1: CLUSTER FORGET $2 failed"
+}
+# step N WHAT ARGS...: step N of the plan
+step() { say "step $1: $2 ${*:3}"; "${@:2}"; }
+$script$
+			|| format(E'# the plan: chash_export_plan(%s, %s, ''redis_cli'')',
+					  pg_catalog.regexp_replace(pg_catalog.quote_literal(from_ring), '[[:cntrl:]]', '?', 'g'),
+					  pg_catalog.regexp_replace(pg_catalog.quote_literal(to_ring), '[[:cntrl:]]', '?', 'g'));
+		RETURN NEXT;
+	END IF;
+	-- new masters meet the cluster through a master that stays
+	SELECT p.address INTO seed FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE p.in_from ORDER BY NOT p.in_to, p.k LIMIT 1;
+	SELECT array_agg(p.address ORDER BY p.k) INTO waits FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE p.in_from;
+	FOR n IN SELECT p.address FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE NOT p.in_from ORDER BY p.k LOOP
+		k := k + 1;
+		step := k;
+		target := seed;
+		command := CASE WHEN cli THEN format('step %s meet %s %s %s', k, seed, n.address, array_to_string(waits, ' '))
+						ELSE format('CLUSTER MEET %s %s', substring(n.address FROM '^(.*):'), substring(n.address FROM ':([0-9]+)$')) END;
+		RETURN NEXT;
+		waits := waits || n.address;
+	END LOOP;
+	-- each moving range as redis-cli --cluster reshard moves a slot
+	FOR m IN SELECT lower(x.slots) AS lo, upper(x.slots) AS hi, pf.address AS src, pt.address AS dst
+			 FROM @extschema@.chash_moved_slots(from_ring, to_ring) x
+			 JOIN chash.export_plan_nodes(from_ring, to_ring) pf ON pf.node = x.from_node
+			 JOIN chash.export_plan_nodes(from_ring, to_ring) pt ON pt.node = x.to_node
+			 ORDER BY lower(x.slots) LOOP
+		k := k + 1;
+		step := k;
+		target := m.dst;
+		command := CASE WHEN cli THEN format('step %s importing %s %s %s %s', k, m.dst, m.src, m.lo, m.hi)
+						ELSE format('CLUSTER SETSLOT %s-%s IMPORTING <id of %s>', m.lo, m.hi - 1, m.src) END;
+		RETURN NEXT;
+		k := k + 1;
+		step := k;
+		target := m.src;
+		command := CASE WHEN cli THEN format('step %s migrating %s %s %s %s', k, m.src, m.dst, m.lo, m.hi)
+						ELSE format('CLUSTER SETSLOT %s-%s MIGRATING <id of %s>', m.lo, m.hi - 1, m.dst) END;
+		RETURN NEXT;
+		k := k + 1;
+		step := k;
+		target := m.src;
+		command := CASE WHEN cli THEN format('step %s migrate %s %s %s %s', k, m.src, m.dst, m.lo, m.hi)
+						ELSE format('CLUSTER GETKEYSINSLOT %s-%s 1000, MIGRATE %s %s "" 0 5000 REPLACE KEYS <its keys>, until it has none',
+									m.lo, m.hi - 1, substring(m.dst FROM '^(.*):'), substring(m.dst FROM ':([0-9]+)$')) END;
+		RETURN NEXT;
+		FOR o IN SELECT p.address FROM chash.export_plan_nodes(from_ring, to_ring) p
+				 ORDER BY p.address <> m.dst, p.address <> m.src, p.k LOOP
+			k := k + 1;
+			step := k;
+			target := o.address;
+			command := CASE WHEN cli THEN format('step %s node %s %s %s %s%s', k, o.address, m.dst, m.lo, m.hi,
+												 CASE WHEN o.address = m.dst THEN ' ' || m.src ELSE '' END)
+							ELSE format('CLUSTER SETSLOT %s-%s NODE <id of %s>', m.lo, m.hi - 1, m.dst) END;
+			RETURN NEXT;
+		END LOOP;
+	END LOOP;
+	-- masters that leave, forgotten by those that stay once they own nothing
+	FOR n IN SELECT p.address FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE NOT p.in_to ORDER BY p.k LOOP
+		FOR o IN SELECT p.address FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE p.in_to ORDER BY p.k LOOP
+			k := k + 1;
+			step := k;
+			target := o.address;
+			command := CASE WHEN cli THEN format('step %s forget %s %s', k, o.address, n.address)
+							ELSE format('CLUSTER FORGET <id of %s>', n.address) END;
+			RETURN NEXT;
+		END LOOP;
+	END LOOP;
+END;
+EXCEPTION WHEN OTHERS THEN
+	-- (the caller sees the error, not the helpers and statements it came from)
+	GET STACKED DIAGNOSTICS e_state = RETURNED_SQLSTATE, e_message = MESSAGE_TEXT,
+							e_detail = PG_EXCEPTION_DETAIL, e_hint = PG_EXCEPTION_HINT;
+	PERFORM chash.raise_without_context(e_state, e_message, e_detail, e_hint);
+END
+$$;
+COMMENT ON FUNCTION chash_export_plan(text, text, text, jsonb) IS
+	'the ordered steps, each safe to run again, that take a running system from one ring to another: format redis_cluster (by default for rings of that profile), the commands per master of a Redis Cluster resharding (new masters met, per moving slot range SETSLOT IMPORTING on the destination, MIGRATING on the source, GETKEYSINSLOT/MIGRATE until empty, SETSLOT NODE on every master; masters that leave forgotten), or redis_cli, the same steps as one bash script over redis-cli (rows in step order, step 0 its functions)';
