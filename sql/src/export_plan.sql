@@ -171,6 +171,12 @@ batch() {
 	fi
 	printf '%s\n' "$out"
 }
+# pipe ADDR: the commands on stdin (short lines, redis-cli's quoting) sent
+# to ADDR at once (redis-cli --pipe), or a failure on an error reply
+pipe() {
+	local out
+	out=$("$REDIS_CLI" -h "${1%:*}" -p "${1##*:}" --pipe 2>&1) || die "$1: $(tr '\n' ' ' <<<"$out")"
+}
 # myid ADDR: the node id of ADDR
 myid() {
 	local id
@@ -194,6 +200,14 @@ slots_of() {
 				for (s = f; s <= t; s++) print s
 			}
 		}' <<<"$1"
+}
+# marked VIEW LO HI: the slots in [LO, HI) that the node whose view it is
+# migrates or imports ([s->-id], [s-<-id] in its line), one a line
+marked() {
+	awk -v lo="$2" -v hi="$3" '$3 ~ /(^|,)myself(,|$)/ {
+		for (i = 9; i <= NF; i++)
+			if ($i ~ /^\[/) { s = substr($i, 2) + 0; if (s >= lo && s < hi) print s }
+	}' <<<"$1"
 }
 # is_master VIEW: the node whose view it is is a master
 is_master() { awk '$3 ~ /(^|,)myself(,|$)/ && $3 ~ /(^|,)master(,|$)/ { m = 1 } END { exit !m }' <<<"$1"; }
@@ -231,7 +245,7 @@ importing() {
 	todo=$(slots_of "$(view "$1")" myself "$3" "$4" | complement "$3" "$4")
 	[ -n "$todo" ] || return 0
 	id=$(myid "$2")
-	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " IMPORTING " id }' <<<"$todo" | batch "$1" >/dev/null
+	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " IMPORTING " id }' <<<"$todo" | pipe "$1"
 }
 # migrating SRC DST LO HI: CLUSTER SETSLOT s MIGRATING <DST> on SRC, for
 # the slots s in [LO, HI) that SRC still owns
@@ -240,7 +254,7 @@ migrating() {
 	todo=$(slots_of "$(view "$1")" myself "$3" "$4")
 	[ -n "$todo" ] || return 0
 	id=$(myid "$2")
-	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " MIGRATING " id }' <<<"$todo" | batch "$1" >/dev/null
+	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " MIGRATING " id }' <<<"$todo" | pipe "$1"
 }
 # migrate SRC DST LO HI: the keys of the slots in [LO, HI) that SRC still
 # owns MIGRATEd to DST, BATCH keys a slot at a time, until none is left
@@ -267,14 +281,16 @@ node() {
 	local v id todo left
 	v=$(view "$1")
 	is_master "$v" || return 0
-	todo=$(slots_of "$v" "$([ "$1" = "$2" ] && echo myself || echo "$2")" "$3" "$4" | complement "$3" "$4")
+	# (a slot it gives DST by gossip may still be marked migrating here)
+	todo=$({ slots_of "$v" "$([ "$1" = "$2" ] && echo myself || echo "$2")" "$3" "$4" | complement "$3" "$4"
+			 marked "$v" "$3" "$4"; } | sort -nu)
 	[ -n "$todo" ] || return 0
 	if [ $# -gt 4 ] && is_master "$(view "$5")"; then
 		left=$(awk '{ print "CLUSTER COUNTKEYSINSLOT " $1 }' <<<"$todo" | batch "$5" | awk '{ n += $2 } END { print n + 0 }')
 		[ "$left" = 0 ] || die "$5 still holds $left keys of slots $3-$(($4 - 1))"
 	fi
 	id=$(myid "$2")
-	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " NODE " id }' <<<"$todo" | batch "$1" >/dev/null
+	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " NODE " id }' <<<"$todo" | pipe "$1"
 }
 # forget TARGET GONE: CLUSTER FORGET <GONE> on TARGET, if it still knows
 # GONE, which must own no slot
@@ -286,7 +302,12 @@ forget() {
 	[ "$(cli "$1" CLUSTER FORGET "$(cut -d' ' -f1 <<<"$line")")" = OK ] || die "$1: CLUSTER FORGET $2 failed"
 }
 # step N WHAT ARGS...: step N of the plan
-step() { say "step $1: $2 ${*:3}"; "${@:2}"; }
+step() {
+	local t0=${EPOCHREALTIME:-0}
+	say "step $1: $2 ${*:3}"
+	"${@:2}"
+	say "step $1: done in $(awk -v a="$t0" -v b="${EPOCHREALTIME:-0}" 'BEGIN { printf "%.2f", b - a }') s"
+}
 $script$
 			|| format(E'# the plan: chash_export_plan(%s, %s, ''redis_cli'')',
 					  pg_catalog.regexp_replace(pg_catalog.quote_literal(from_ring), '[[:cntrl:]]', '?', 'g'),

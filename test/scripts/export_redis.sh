@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# chash_export_plan's redis_cli script carried out on a real Redis Cluster.
+#
+#   test/bin/with-cluster.sh test/scripts/export_redis.sh
+#
+# One cluster of 3 masters (test/compat/redis_cluster.py; Debian's
+# redis-server and redis-tools) holds 100,000 keys with values
+# (test/compat/redis_keys.py).  Imported into a ring (chash_ring_import of
+# its CLUSTER NODES), it is resharded twice by the script that
+# chash_export_plan(from, to, 'redis_cli') writes:
+#   add: a 4th server, started but not met, gets a quarter of each
+#        master's slots (the plan meets it first);
+#   drain: the 2nd master gives its slots to the others and is forgotten.
+# Each plan is first run up to a random step K (its rows 0 to K, as if
+# killed there), then run whole from the start.  After each plan: the
+# ring imported from the cluster's CLUSTER NODES has the slot ranges of
+# the plan's to_ring, every key is on the master of its slot with its
+# value, and the masters' DBSIZEs add up to 100,000.  Also: the exported
+# CLUSTER ADDSLOTSRANGE lines of the ring are its slot ranges, and the
+# plan, run again once done, changes nothing.
+#
+# Prints one line a check ("ok" or "FAILED") and "N checks, M failed".
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+compat=$root/test/compat
+
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+py=/usr/bin/python3
+db=chash_export_redis_$$
+work=$(mktemp -d "${TMPDIR:-/tmp}/chash-export-redis.XXXXXX")
+dir=$work/c
+nkeys=100000
+# RANDOM seeded for a reproducible run: CHASH_EXPORT_SEED
+seed=${CHASH_EXPORT_SEED:-$$}
+RANDOM=$seed
+
+finished=
+server_ticks=0
+cleanup() {
+	local rc=$? f t
+	[ $rc -eq 0 ] || [ -n "$finished" ] ||
+		echo "export_redis: FAILED (exit $rc); nothing after this point was checked" >&2
+	for f in "$dir"/node-*/pid; do
+		[ -e "$f" ] || continue
+		t=$(awk '{ print $14 + $15 }' "/proc/$(cat "$f")/stat" 2>/dev/null) || continue
+		server_ticks=$((server_ticks + t))
+	done
+	[ -z "$finished" ] || echo "export_redis: the redis-server processes used $((server_ticks / $(getconf CLK_TCK))).$((server_ticks * 100 / $(getconf CLK_TCK) % 100)) s of CPU"
+	[ ! -d "$dir" ] || $py "$compat/redis_cluster.py" stop "$dir" >/dev/null 2>&1 || true
+	"$bindir/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
+	rm -rf "$work"
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for cmd in redis-server redis-cli; do
+	command -v $cmd >/dev/null || {
+		echo "export_redis: $cmd is missing (test/bin/setup.sh installs redis-server and redis-tools)" >&2
+		exit 1
+	}
+done
+echo "export_redis: $(redis-server --version | cut -d' ' -f1-3), seed $seed"
+
+"$bindir/createdb" "$db"
+psql_db() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+sql() { psql_db -At -F $'\t' "$@"; }
+psql_db -c 'CREATE EXTENSION chash'
+
+checks=0
+failed=0
+# check WHAT CONDITION: one check; CONDITION is SQL
+check() {
+	local v
+	v=$(sql -c "SELECT ($2)::boolean")
+	checks=$((checks + 1))
+	if [ "$v" = t ]; then
+		echo "ok      $1"
+	else
+		echo "FAILED  $1 (not: $2)"
+		failed=$((failed + 1))
+	fi
+}
+# check_keys WHAT: every key with its value, on the master of its slot
+check_keys() {
+	local out
+	checks=$((checks + 1))
+	if out=$($py "$compat/redis_keys.py" check "$dir" $nkeys 2>&1); then
+		echo "ok      $1: $out"
+	else
+		echo "FAILED  $1: $out"
+		failed=$((failed + 1))
+	fi
+}
+# import RING: the cluster as it is now, into a new ring
+import() {
+	$py "$compat/redis_keys.py" settle "$dir"
+	$py "$compat/redis_cluster.py" nodes "$dir" >"$work/nodes"
+	sql -v nodes="$(cat "$work/nodes")" >/dev/null <<SQL
+SELECT chash_ring_create('$1', profile => 'redis_cluster');
+SELECT chash_ring_import('$1', 'redis_cluster_nodes', :'nodes');
+SQL
+}
+# same_slots WHAT A B: rings A and B give every slot to the same node
+same_slots() {
+	check "$1: chash_slot_ranges('$2') = chash_slot_ranges('$3') ($(sql -c "SELECT count(*) FROM chash_slot_ranges('$3')") ranges)" "
+		NOT EXISTS (SELECT * FROM chash_slot_ranges('$2') EXCEPT SELECT * FROM chash_slot_ranges('$3'))
+		AND NOT EXISTS (SELECT * FROM chash_slot_ranges('$3') EXCEPT SELECT * FROM chash_slot_ranges('$2'))
+		AND (SELECT sum(upper(slots) - lower(slots)) FROM chash_slot_ranges('$2')) = 16384"
+}
+# run_plan NAME FROM TO: the plan's script, first to a random step, then whole
+run_plan() {
+	local name=$1 n k
+	sql -c "SELECT command FROM chash_export_plan('$2', '$3', 'redis_cli') ORDER BY step" >"$work/$name.sh"
+	n=$(sql -c "SELECT max(step) FROM chash_export_plan('$2', '$3', 'redis_cli')")
+	k=$((1 + RANDOM % (n - 1)))
+	sql -c "SELECT command FROM chash_export_plan('$2', '$3', 'redis_cli') WHERE step <= $k ORDER BY step" >"$work/$name.part.sh"
+	echo "export_redis: $name: $n steps; run to step $k, then whole"
+	bash "$work/$name.part.sh" 2>"$work/$name.part.log" || {
+		echo "export_redis: $name: steps 0 to $k failed:" >&2
+		tail -5 "$work/$name.part.log" >&2
+		exit 1
+	}
+	bash "$work/$name.sh" 2>"$work/$name.log" || {
+		echo "export_redis: $name: the plan failed:" >&2
+		tail -5 "$work/$name.log" >&2
+		exit 1
+	}
+	echo "export_redis: $name: the plan's slowest steps: $(awk '/^step [0-9]+: done in/ { print $5 " s (" w[$2] ")" } /^step [0-9]+: [a-z]/ && !/done in/ { w[$2] = $3 }' "$work/$name.log" | sort -rn | head -3 | paste -sd, | sed 's/,/, /g')"
+}
+
+t0=$EPOCHSECONDS
+$py "$compat/redis_cluster.py" start "$dir" 3 >/dev/null
+$py "$compat/redis_keys.py" fill "$dir" $nkeys
+import c0
+check_keys "start"
+# the export of the ring: one ADDSLOTSRANGE line per master, its ranges
+sql -c "SELECT chash_export('c0')" >"$work/export"
+check "chash_export('c0', 'redis_cluster') gives each master its slot ranges" "
+	(SELECT string_agg(x.node || ' ' || lower(x.slots) || '-' || (upper(x.slots) - 1), ',' ORDER BY x.node, lower(x.slots))
+	 FROM chash_slot_ranges('c0') x)
+	= (SELECT string_agg(m[1] || ' ' || r[1] || '-' || r[2], ',' ORDER BY m[1], r[1]::int)
+	   FROM (SELECT l, lead(l) OVER (ORDER BY n) AS nxt FROM regexp_split_to_table(\$e\$$(cat "$work/export")\$e\$, E'\n') WITH ORDINALITY AS t(l, n)) s,
+			regexp_match(s.l, '^# (\S+)$') m,
+			regexp_matches(substring(s.nxt FROM '^CLUSTER ADDSLOTSRANGE (.*)$'), '(\d+) (\d+)', 'g') r)"
+
+# --- add: a 4th master, not met, takes a quarter of each master's slots
+p4=$($py "$compat/redis_keys.py" spawn "$dir")
+sql >/dev/null <<SQL
+SELECT chash_ring_copy('c0', 'c1');
+SELECT chash_node_set('c1', node, slots => ARRAY[int4range(lower(slots) + (upper(slots) - lower(slots)) / 4, upper(slots))])
+FROM chash_slot_ranges('c0');
+SELECT chash_node_add('c1', '127.0.0.1:$p4',
+					  slots => (SELECT array_agg(int4range(lower(slots), lower(slots) + (upper(slots) - lower(slots)) / 4) ORDER BY lower(slots))
+								FROM chash_slot_ranges('c0')));
+SQL
+run_plan add c0 c1
+echo "$p4" >>"$dir/ports"
+import c1_real
+same_slots "add" c1_real c1
+check_keys "add"
+
+# --- drain: the 2nd master's slots to the others, then forgotten
+m2=$(sql -c "SELECT node FROM chash_slot_ranges('c1_real') ORDER BY lower(slots) LIMIT 1 OFFSET 1")
+sql >/dev/null <<SQL
+SELECT chash_ring_copy('c1_real', 'c2');
+SELECT chash_node_remove('c2', '$m2');
+SELECT chash_node_set('c2', x.to_node, slots => (SELECT array_agg(s ORDER BY lower(s)) FROM (
+		SELECT y.slots AS s FROM chash_slot_ranges('c1_real') y WHERE y.node = x.to_node
+		UNION ALL
+		SELECT int4range(g, g + 1) FROM generate_series(0, 16383) g
+		WHERE g IN (SELECT generate_series(lower(z.slots), upper(z.slots) - 1) FROM chash_slot_ranges('c1_real') z WHERE z.node = '$m2')
+		  AND (g - (SELECT min(lower(z.slots)) FROM chash_slot_ranges('c1_real') z WHERE z.node = '$m2')) * 3
+			  / (SELECT sum(upper(z.slots) - lower(z.slots)) FROM chash_slot_ranges('c1_real') z WHERE z.node = '$m2') = x.k - 1) q))
+FROM (SELECT node AS to_node, row_number() OVER (ORDER BY node) AS k FROM (SELECT DISTINCT node FROM chash_slot_ranges('c1_real') WHERE node <> '$m2') d) x;
+SQL
+echo "export_redis: drain: $m2 leaves"
+run_plan drain c1_real c2
+# once more: nothing to do, nothing changes
+bash "$work/drain.sh" 2>"$work/again.log" || {
+	echo "export_redis: drain: the plan, run again, failed:" >&2
+	tail -5 "$work/again.log" >&2
+	exit 1
+}
+$py "$compat/redis_keys.py" drop "$dir" "${m2##*:}"
+import c2_real
+same_slots "drain" c2_real c2
+check "drain: $m2 is no longer in CLUSTER NODES" "NOT EXISTS (SELECT FROM chash_slot_ranges('c2_real') WHERE node = '$m2')
+	AND position('$m2@' IN \$n\$$(cat "$work/nodes")\$n\$) = 0"
+check_keys "drain"
+
+echo "export_redis: done in $((EPOCHSECONDS - t0)) s"
+echo "export_redis: $checks checks, $failed failed"
+finished=1
+[ $failed -eq 0 ]
