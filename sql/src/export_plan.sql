@@ -12,7 +12,7 @@
 -- each at its address in to_ring where it is there
 CREATE OR REPLACE FUNCTION chash.export_plan_nodes(from_ring text, to_ring text)
 	RETURNS TABLE(node text, address text, in_from boolean, in_to boolean, k bigint)
-	LANGUAGE sql STABLE PARALLEL SAFE
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 SELECT x.node, x.address, x.in_from, x.in_to, row_number() OVER (ORDER BY NOT x.in_from, x.ordinal, x.node)

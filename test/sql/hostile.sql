@@ -27,6 +27,10 @@ SELECT chash_ring_create('hostile_nginx', profile => 'nginx');
 SELECT chash_node_add('hostile_nginx', '127.0.0.1:80');
 SELECT chash_ring_create('hostile_slots', profile => 'redis_cluster');
 SELECT chash_node_add('hostile_slots', 'm' || i) FROM generate_series(1, 3) i;
+SELECT chash_ring_create('hostile_rc', profile => 'redis_cluster');
+SELECT chash_node_add('hostile_rc', '127.0.0.1:700' || i) FROM generate_series(1, 3) i;
+SELECT chash_ring_copy('hostile_rc', 'hostile_rc_next');
+SELECT chash_node_add('hostile_rc_next', '127.0.0.1:7004');
 SELECT chash_ring_create('hostile_tokens', algorithm => 'tokens');
 SELECT chash_node_add('hostile_tokens', 't' || i, tokens => ARRAY[i * 1000, i * 1000 + 4611686018427387904])
 FROM generate_series(1, 3) i;
@@ -74,6 +78,12 @@ INSERT INTO hostile_samples VALUES
 	('ring', NULL, '''hostile_nginx''', 'chash_export'),
 	('format', NULL, '''nginx''', 'chash_export'),
 	('options', NULL, '''{"key": "$http_x_key"}''::jsonb', 'chash_export'),
+	('ring', NULL, '''hostile_rc''', 'chash.export_redis_cluster'),
+	('from_ring', NULL, '''hostile_rc''', 'chash_export_plan'),
+	('to_ring', NULL, '''hostile_rc_next''', 'chash_export_plan'),
+	('format', NULL, '''redis_cli''', 'chash_export_plan'),
+	('from_ring', NULL, '''hostile_rc''', 'chash.export_plan_nodes'),
+	('to_ring', NULL, '''hostile_rc_next''', 'chash.export_plan_nodes'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
 	('input', NULL, 'E''Datacenter: dc1\nAddress Rack Status State Load Owns Token\n10.0.1.1 r1 Up Normal 1 KiB ? -9000\n''',
 	 'chash.import_nodetool_ring');
@@ -167,6 +177,7 @@ INSERT INTO hostile_nullable VALUES
 	('chash_ring_create(text,text,text,integer,text,integer,text,text,text,integer,text,text,text,boolean)', 'notify'),
 	('chash_ring_import(text,text,text,text)', 'datacenter'),
 	('chash_export(text,text,jsonb)', 'format'),
+	('chash_export_plan(text,text,text,jsonb)', 'format'),
 	('chash_load(text,regclass,name,text,double precision)', 'sample'),
 	('chash_rebalance(text,text,regclass,name,double precision,text,text[],double precision,boolean,integer,boolean)', 'max_moved'),
 	('chash.rebalance_tokens(text,text,regclass,name,double precision,text,text[],double precision)', 'max_moved'),
