@@ -95,3 +95,4 @@ SELECT chash_export('rc_ctl');
 SELECT chash_export('rc_a', 'redis_cluster', '{"name": "x"}');
 -- no export or plan changed a ring
 SELECT ring, count(*) FROM chash.node_config WHERE ring LIKE 'rc\_%' GROUP BY ring ORDER BY ring;
+SELECT count(chash_ring_drop(ring)) FROM chash.ring_config WHERE ring LIKE 'rc\_%';
