@@ -217,7 +217,9 @@ line_of() { awk -v who="$2" '{ a = $2; sub(/@.*/, "", a) } a == who && $3 !~ /ha
 complement() { awk -v lo="$1" -v hi="$2" '{ d[$1] = 1 } END { for (s = lo; s < hi; s++) if (!(s in d)) print s }'; }
 
 # meet SEED NEW NODES...: NEW joins the cluster through SEED, then waits
-# (60 s at most) until NEW and each of NODES know each other
+# (60 s at most) until NEW and each of NODES know each other and NEW has
+# learnt every slot's master (cluster_state:ok): till then it answers the
+# MIGRATE of a key with CLUSTERDOWN
 meet() {
 	local seed=$1 new=$2 n i ok
 	shift 2
@@ -232,10 +234,12 @@ meet() {
 				break
 			fi
 		done
-		[ -z "$ok" ] || return 0
+		if [ -n "$ok" ] && cli "$new" CLUSTER INFO | grep -q '^cluster_state:ok'; then
+			return 0
+		fi
 		sleep 0.1
 	done
-	die "$new and $* do not know each other after 60 s"
+	die "$new and $* do not know each other, or $new has not learnt the slots, after 60 s"
 }
 
 # importing DST SRC LO HI: CLUSTER SETSLOT s IMPORTING <SRC> on DST, for

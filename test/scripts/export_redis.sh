@@ -11,8 +11,9 @@
 #   add: a 4th server, started but not met, gets a quarter of each
 #        master's slots (the plan meets it first);
 #   drain: the 2nd master gives its slots to the others and is forgotten.
-# Each plan is first run up to a random step K (its rows 0 to K, as if
-# killed there), then run whole from the start.  After each plan: the
+# Each plan is first cut short, then run whole from the start: add's
+# killed (SIGKILL, with its redis-cli) after a random 1 to 6 s, inside a
+# step; drain's run to a random step K only (its rows 0 to K).  After each plan: the
 # ring imported from the cluster's CLUSTER NODES has the slot ranges of
 # the plan's to_ring, every key is on the master of its slot with its
 # value, and the masters' DBSIZEs add up to 100,000.  Also: the exported
@@ -109,19 +110,33 @@ same_slots() {
 		AND NOT EXISTS (SELECT * FROM chash_slot_ranges('$3') EXCEPT SELECT * FROM chash_slot_ranges('$2'))
 		AND (SELECT sum(upper(slots) - lower(slots)) FROM chash_slot_ranges('$2')) = 16384"
 }
-# run_plan NAME FROM TO: the plan's script, first to a random step, then whole
+# run_plan NAME FROM TO steps|kill: the plan's script, first cut short,
+# then whole from the start: "steps" runs its rows 0 to a random step K
+# (as if killed between steps K and K + 1); "kill" runs it all and
+# SIGKILLs it, with the redis-cli it runs, after a random 1 to 6 s (inside
+# a step, where a MIGRATE batch or a SETSLOT batch may be cut)
 run_plan() {
-	local name=$1 n k
+	local name=$1 n k pid
 	sql -c "SELECT command FROM chash_export_plan('$2', '$3', 'redis_cli') ORDER BY step" >"$work/$name.sh"
 	n=$(sql -c "SELECT max(step) FROM chash_export_plan('$2', '$3', 'redis_cli')")
-	k=$((1 + RANDOM % (n - 1)))
-	sql -c "SELECT command FROM chash_export_plan('$2', '$3', 'redis_cli') WHERE step <= $k ORDER BY step" >"$work/$name.part.sh"
-	echo "export_redis: $name: $n steps; run to step $k, then whole"
-	bash "$work/$name.part.sh" 2>"$work/$name.part.log" || {
-		echo "export_redis: $name: steps 0 to $k failed:" >&2
-		tail -5 "$work/$name.part.log" >&2
-		exit 1
-	}
+	if [ "$4" = steps ]; then
+		k=$((1 + RANDOM % (n - 1)))
+		sql -c "SELECT command FROM chash_export_plan('$2', '$3', 'redis_cli') WHERE step <= $k ORDER BY step" >"$work/$name.part.sh"
+		echo "export_redis: $name: $n steps; run to step $k, then whole"
+		bash "$work/$name.part.sh" 2>"$work/$name.part.log" || {
+			echo "export_redis: $name: steps 0 to $k failed:" >&2
+			tail -5 "$work/$name.part.log" >&2
+			exit 1
+		}
+	else
+		k=$((1 + RANDOM % 6))
+		setsid bash "$work/$name.sh" 2>"$work/$name.part.log" &
+		pid=$!
+		sleep $k
+		kill -KILL -- -$pid 2>/dev/null || true
+		wait $pid 2>/dev/null || true
+		echo "export_redis: $name: $n steps; killed after $k s in $(grep -E '^step [0-9]+: [a-z]' "$work/$name.part.log" | grep -v 'done in' | tail -1 | cut -d: -f1 || echo 'no step'), then run whole"
+	fi
 	bash "$work/$name.sh" 2>"$work/$name.log" || {
 		echo "export_redis: $name: the plan failed:" >&2
 		tail -5 "$work/$name.log" >&2
@@ -155,7 +170,7 @@ SELECT chash_node_add('c1', '127.0.0.1:$p4',
 					  slots => (SELECT array_agg(int4range(lower(slots), lower(slots) + (upper(slots) - lower(slots)) / 4) ORDER BY lower(slots))
 								FROM chash_slot_ranges('c0')));
 SQL
-run_plan add c0 c1
+run_plan add c0 c1 kill
 echo "$p4" >>"$dir/ports"
 import c1_real
 same_slots "add" c1_real c1
@@ -176,7 +191,7 @@ SELECT chash_node_set('c2', x.to_node, slots => (SELECT array_agg(s ORDER BY low
 FROM (SELECT node AS to_node, row_number() OVER (ORDER BY node) AS k FROM (SELECT DISTINCT node FROM chash_slot_ranges('c1_real') WHERE node <> '$m2') d) x;
 SQL
 echo "export_redis: drain: $m2 leaves"
-run_plan drain c1_real c2
+run_plan drain c1_real c2 steps
 # once more: nothing to do, nothing changes
 bash "$work/drain.sh" 2>"$work/again.log" || {
 	echo "export_redis: drain: the plan, run again, failed:" >&2
