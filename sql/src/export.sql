@@ -107,7 +107,8 @@ BEGIN
 			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 				MESSAGE = format('node "%s" of ring "%s" has weight %s, which format "%s" cannot express',
 								 chash.message_name(n.node), chash.message_name(ring), n.weight, format),
-				DETAIL = format('The weights of format "%s" are integers from 1 to %s.', format, max_weight),
+				DETAIL = CASE WHEN max_weight = 1 THEN format('Format "%s" has no weights: every server weighs 1.', format)
+							  ELSE format('The weights of format "%s" are integers from 1 to %s.', format, max_weight) END,
 				HINT = 'Give the node such a weight with chash_node_set(ring, node, weight => ...).';
 		END IF;
 		IF n.node ~ '[[:cntrl:]]' OR n.address ~ '[[:cntrl:]]' THEN
@@ -413,7 +414,9 @@ BEGIN
 DECLARE
 	profile text;
 	known CONSTANT jsonb := '{"nginx": ["name", "key"], "haproxy": ["name", "balance"],
-							 "twemproxy": ["name", "listen"], "redis_cluster": []}';
+							 "twemproxy": ["name", "listen"], "redis_cluster": [],
+							 "libmemcached": [], "dalli": [], "spymemcached": [], "pymemcache": [],
+							 "uhashring": [], "hashring": [], "groupcache": []}';
 	bad text;
 BEGIN
 	IF ring IS NULL OR options IS NULL THEN
@@ -429,7 +432,7 @@ BEGIN
 	IF format IS NULL AND profile IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('ring "%s" has no profile to take the format from', chash.message_name(ring)),
-			HINT = 'Give the format: "nginx", "haproxy", "twemproxy" or "redis_cluster".';
+			HINT = 'Give the format: "nginx", "haproxy", "twemproxy", "redis_cluster" or a memcached client''s, "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" or "groupcache".';
 	END IF;
 	format := coalesce(format, profile);
 	IF NOT known ? format THEN
@@ -437,7 +440,7 @@ BEGIN
 			MESSAGE = format('unknown export format "%s"', chash.message_name(format)),
 			DETAIL = CASE WHEN format = profile THEN format('It is the profile of ring "%s".', chash.message_name(ring))
 						  ELSE 'It is not one chash_export has.' END,
-			HINT = 'The formats are "nginx" (an upstream block), "haproxy" (a backend section), "twemproxy" (a nutcracker pool) and "redis_cluster" (CLUSTER ADDSLOTSRANGE per master).';
+			HINT = 'The formats are "nginx" (an upstream block), "haproxy" (a backend section), "twemproxy" (a nutcracker pool), "redis_cluster" (CLUSTER ADDSLOTSRANGE per master), and the server lists of the memcached clients "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache".';
 	END IF;
 	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
@@ -459,6 +462,9 @@ BEGIN
 		RETURN chash.export_haproxy(ring, options);
 	ELSIF format = 'redis_cluster' THEN
 		RETURN chash.export_redis_cluster(ring, options);
+	ELSIF format <> 'twemproxy' THEN
+		-- the memcached clients' (export_clients.sql): chash.export_<format>
+		RETURN chash.export_client(ring, format, options);
 	END IF;
 	RETURN chash.export_twemproxy(ring, options);
 END;
@@ -470,4 +476,4 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_export(text, text, jsonb) IS
-	'a ring as the configuration of a real system that places keys exactly as the ring does: format nginx (an upstream block with hash KEY consistent), haproxy (a backend section with hash-type consistent) twemproxy (a nutcracker pool with distribution ketama) or redis_cluster (for a new cluster, per master its CLUSTER ADDSLOTSRANGE), by default the ring''s profile; options name (the upstream, backend or pool), key (nginx''s hash key, default $request_uri), balance (HAProxy''s, default uri), listen (twemproxy''s, default 127.0.0.1:22121); a ring the format cannot express is an error naming the setting';
+	'a ring as the configuration of a real system that places keys exactly as the ring does: format nginx (an upstream block with hash KEY consistent), haproxy (a backend section with hash-type consistent) twemproxy (a nutcracker pool with distribution ketama) redis_cluster (for a new cluster, per master its CLUSTER ADDSLOTSRANGE), or the server list of a memcached client in its own syntax (libmemcached, dalli, spymemcached, pymemcache, uhashring, hashring, groupcache), by default the ring''s profile; options name (the upstream, backend or pool), key (nginx''s hash key, default $request_uri), balance (HAProxy''s, default uri), listen (twemproxy''s, default 127.0.0.1:22121); a ring the format cannot express is an error naming the setting';

@@ -108,7 +108,7 @@ import net.spy.memcached.MemcachedNode;
 
 public final class SpymemcachedRoutes {
     private static final String USAGE = "usage: SpymemcachedRoutes [--format SPYMEMCACHED|LIBMEMCACHED]"
-        + " [--weighted] [--hosts FILE] [--points] SERVERS KEYS > ROUTES";
+        + " [--weighted] [--hosts FILE] [--points] {SERVERS | --config FILE} KEYS > ROUTES";
 
     private static final class Failure extends Exception {
         private static final long serialVersionUID = 1L;
@@ -169,7 +169,7 @@ public final class SpymemcachedRoutes {
     static void run(String[] argv) throws Exception {
         KetamaNodeKeyFormatter.Format format = KetamaNodeKeyFormatter.Format.SPYMEMCACHED;
         boolean weighted = false, points = false;
-        String hosts = null;
+        String hosts = null, config = null;
         List<String> files = new ArrayList<>();
         for (int i = 0; i < argv.length; i++) {
             String a = argv[i];
@@ -185,12 +185,18 @@ public final class SpymemcachedRoutes {
                 points = true;
             } else if (a.equals("--hosts") && i + 1 < argv.length) {
                 hosts = argv[++i];
+            } else if (a.equals("--config") && i + 1 < argv.length) {
+                config = argv[++i];
             } else if (a.startsWith("--")) {
                 throw new Failure(USAGE);
             } else {
                 files.add(a);
             }
         }
+        // with --config, the servers are FILE: AddrUtil's address list
+        // (chash_export's format spymemcached), given to it as it is
+        if (config != null)
+            files.add(0, config);
         if (files.size() != 2)
             throw new Failure(USAGE);
 
@@ -211,7 +217,20 @@ public final class SpymemcachedRoutes {
         List<MemcachedNode> nodes = new ArrayList<>();
         Map<InetSocketAddress, Integer> weights = new HashMap<>();
         Integer firstWeight = null;
-        for (String line : readLines(files.get(0))) {
+        if (config != null) {
+            String list = String.join("\n", readLines(config)).trim();
+            List<InetSocketAddress> addresses = AddrUtil.getAddresses(list);
+            String[] given = list.split("[\\s,]+");
+            if (addresses.size() != given.length)
+                throw new Failure(config + ": AddrUtil made " + addresses.size() + " addresses of " + given.length);
+            for (int i = 0; i < given.length; i++) {
+                if (!seen.add(given[i]))
+                    throw new Failure(config + ": duplicate server " + given[i]);
+                names.add(given[i]);
+                nodes.add(node(addresses.get(i), given[i]));
+            }
+        }
+        for (String line : config != null ? new ArrayList<String>() : readLines(files.get(0))) {
             if (line.isEmpty())
                 continue;
             String[] f = line.split("\t", -1);

@@ -26,6 +26,12 @@
 # program then fails, as does a key that is not valid UTF-8.
 #
 # --namespace NS  the client's :namespace option (keys hash as "NS:key").
+#
+#     /usr/bin/ruby dalli_routes.rb --config FILE KEYS > ROUTES
+#
+# The servers are FILE, Dalli's servers string (chash_export's format
+# dalli, "host:port:weight,..."), given to Dalli::Client.new as it is; a
+# server's name is Dalli's own, "host:port".
 require 'dalli'
 
 PROG = 'dalli_routes.rb'
@@ -61,19 +67,43 @@ rescue SystemCallError => e
   die e.message
 end
 
+# Every key of keys (a file) by a client made from the servers string in
+# config, each key's server by Dalli's name for it
+def route_config(config, argv, options)
+  die "usage: #{PROG} --config FILE KEYS > ROUTES" unless argv.size == 1
+  spec = read_lines(config).join("\n").strip
+  client = Dalli::Client.new(spec, options)
+  servers = client.send(:ring).servers
+  die "no servers in #{config}" if servers.empty?
+  out = read_lines(argv[0]).each_with_index.map do |key, n|
+    client.get(key).name
+  rescue StandardError => e
+    die "key #{n + 1} (#{key.inspect}): #{e.class}: #{e.message}"
+  end
+  $stdout.binmode
+  $stdout.write(out.map { |name| "#{name}\n" }.join)
+  $stdout.flush
+end
+
 def main(argv)
   options = { protocol_implementation: RouteOnlyServer }
+  config = nil
   while argv.first&.start_with?('--')
     case argv.shift
     when '--namespace'
       die '--namespace needs a value' if argv.empty?
       options[:namespace] = argv.shift
+    when '--config'
+      die '--config needs a file' if argv.empty?
+      config = argv.shift
     when '--'
       break
     else
       die "usage: #{PROG} [--namespace NS] SERVERS KEYS > ROUTES"
     end
   end
+  return route_config(config, argv, options) if config
+
   die "usage: #{PROG} [--namespace NS] SERVERS KEYS > ROUTES" unless argv.size == 2
 
   names = []

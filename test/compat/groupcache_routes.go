@@ -4,6 +4,7 @@
 //
 //	GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= \
 //	    go run groupcache_routes.go [--replicas N] SERVERS KEYS > ROUTES
+//	    go run groupcache_routes.go --config FILE KEYS > ROUTES
 //
 // GOPATH mode builds it offline from Debian's source in /usr/share/gocode/src
 // (Debian's golang-go); give GOCACHE a temporary directory to leave nothing
@@ -11,7 +12,10 @@
 // the weight is read but ignored: groupcache has no weights.  KEYS has one
 // key a line.  ROUTES gets, for each key, Get(key) of consistenthash.New(N,
 // nil) after one Add(names...) in SERVERS order.  N defaults to 50, the
-// replicas of groupcache's HTTPPool (defaultReplicas).
+// replicas of groupcache's HTTPPool (defaultReplicas).  With --config, FILE
+// is the JSON of an HTTPPool's Replicas and the Peers given to Set
+// (chash_export's format groupcache), read into those two fields as
+// HTTPPool.Set uses them: consistenthash.New(Replicas, nil), Add(Peers...).
 //
 // The rule: server s gets the points crc32(decimal(i) || s), i = 0 .. N-1
 // (IEEE CRC-32 of the bytes, no separator); a key goes to the server of the
@@ -21,6 +25,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -83,22 +88,45 @@ func readServers(path string) []string {
 
 func main() {
 	replicas := flag.Int("replicas", 50, "points per server")
+	config := flag.String("config", "", "a JSON file of Replicas and Peers")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: go run %s [--replicas N] SERVERS KEYS > ROUTES\n", prog)
+		fmt.Fprintf(os.Stderr, "usage: go run %s [--replicas N] {SERVERS | --config FILE} KEYS > ROUTES\n", prog)
 		os.Exit(2)
 	}
 	flag.Parse()
-	if flag.NArg() != 2 {
+	if flag.NArg() != 2 && (*config == "" || flag.NArg() != 1) {
 		flag.Usage()
 	}
 	if *replicas < 1 {
 		fail("--replicas must be >= 1")
 	}
-	ring := consistenthash.New(*replicas, nil)
-	ring.Add(readServers(flag.Arg(0))...)
+	var ring *consistenthash.Map
+	keys := flag.Arg(1)
+	if *config != "" {
+		var pool struct {
+			Replicas int
+			Peers    []string
+		}
+		data, err := os.ReadFile(*config)
+		if err != nil {
+			fail("%v", err)
+		}
+		if err := json.Unmarshal(data, &pool); err != nil {
+			fail("%s: %v", *config, err)
+		}
+		if pool.Replicas < 1 || len(pool.Peers) == 0 {
+			fail("%s: no Replicas or no Peers", *config)
+		}
+		ring = consistenthash.New(pool.Replicas, nil)
+		ring.Add(pool.Peers...)
+		keys = flag.Arg(0)
+	} else {
+		ring = consistenthash.New(*replicas, nil)
+		ring.Add(readServers(flag.Arg(0))...)
+	}
 
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
-	for _, key := range readLines(flag.Arg(1)) {
+	for _, key := range readLines(keys) {
 		out.WriteString(ring.Get(key))
 		out.WriteByte('\n')
 	}

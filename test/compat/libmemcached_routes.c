@@ -3,6 +3,7 @@
  *		Route keys with libmemcached's own weighted ketama.
  *
  *   libmemcached_routes SERVERS KEYS > ROUTES
+ *   libmemcached_routes --config FILE KEYS > ROUTES
  *
  * SERVERS is TSV, one "name<TAB>weight" line per server in the client's
  * order; a name is "host" (port 11211) or "host:port".  KEYS has one key a
@@ -10,6 +11,12 @@
  * libmemcached picks: memcached_generate_hash() on a handle set up as an
  * application would (MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, then
  * memcached_server_add_with_weight() in order).  No connection is made.
+ *
+ * With --config, the servers are FILE, a string of libmemcached's
+ * configuration language (chash_export's format libmemcached) given to
+ * memcached() as it is, then MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, which the
+ * language has no option for; a server's name is its --SERVER= value
+ * without the weight.
  *
  * libmemcached hashes the points of a server on port 11211 as "host-i",
  * however its name was spelled, and of other servers as "host:port-i".
@@ -54,6 +61,56 @@ chomp(char *line, ssize_t len)
 	return (size_t) len;
 }
 
+/*
+ * A handle made by memcached() from the configuration string in path, and
+ * the servers' names, by index, into *names
+ */
+static memcached_st *
+load_config(const char *path, char ***names, size_t *nservers)
+{
+	char		buf[1 << 20];
+	char		error[1024];
+	size_t		len;
+	char	   *word;
+	char	   *save;
+	FILE	   *f;
+	memcached_st *memc;
+
+	if ((f = fopen(path, "r")) == NULL)
+		fail(path, strerror(errno));
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	if (ferror(f) || !feof(f))
+		fail(path, "unreadable, or over 1 MB");
+	fclose(f);
+	buf[len] = '\0';
+	len = chomp(buf, len);
+	if (libmemcached_check_configuration(buf, len, error, sizeof(error)) != MEMCACHED_SUCCESS)
+		fail("libmemcached_check_configuration", error);
+	if ((memc = memcached(buf, len)) == NULL)
+		fail("memcached() failed on", path);
+	check(memc, memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1),
+		  "memcached_behavior_set(MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED)");
+	*nservers = 0;
+	for (word = strtok_r(buf, " ", &save); word; word = strtok_r(NULL, " ", &save))
+	{
+		char	   *weight = strstr(word, "/?");
+
+		if (strncmp(word, "--SERVER=", 9) != 0)
+			continue;
+		if (weight)
+			*weight = '\0';
+		*names = realloc(*names, (*nservers + 1) * sizeof(char *));
+		if (*names == NULL || ((*names)[*nservers] = strdup(word + 9)) == NULL)
+			fail("out of memory", NULL);
+		(*nservers)++;
+	}
+	if (*nservers == 0 || *nservers > MAX_SERVERS)
+		fail("no servers, or more than libmemcached takes, in", path);
+	if (memcached_server_count(memc) != *nservers)
+		fail("memcached_server_count() disagrees with the --SERVER options", NULL);
+	return memc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -65,9 +122,15 @@ main(int argc, char **argv)
 	ssize_t		len;
 	FILE	   *f;
 
+	if (argc == 4 && strcmp(argv[1], "--config") == 0)
+	{
+		memc = load_config(argv[2], &names, &nservers);
+		argv++;
+		goto route;
+	}
 	if (argc != 3)
 	{
-		fprintf(stderr, "usage: %s SERVERS KEYS > ROUTES\n", argv[0]);
+		fprintf(stderr, "usage: %s [--config FILE] SERVERS KEYS > ROUTES\n", argv[0]);
 		return 2;
 	}
 
@@ -130,6 +193,7 @@ main(int argc, char **argv)
 	if (memcached_server_count(memc) != nservers)
 		fail("memcached_server_count() disagrees with the server list", NULL);
 
+route:
 	if ((f = fopen(argv[2], "r")) == NULL)
 		fail(argv[2], strerror(errno));
 	while ((len = getline(&line, &linecap, f)) != -1)

@@ -28,10 +28,13 @@ hasher sees the same key either way.
 --ignore-weights
                 pymemcache has no weights: by default a weight other than 1
                 is an error; with this option weights are read and ignored.
+--config FILE   the servers are FILE, a JSON list of server strings given to
+                HashClient as it is (chash_export's format pymemcache).
 --jobs N        route in N processes (forked after HashClient is built;
                 default 1).  RendezvousHash scores every node for every key
                 in pure Python: about 5 microseconds per node and key.
 """
+import json
 import multiprocessing
 import sys
 
@@ -40,7 +43,7 @@ from pymemcache.client.hash import HashClient
 from pymemcache.client.rendezvous import RendezvousHash
 
 PROG = "pymemcache_routes.py"
-USAGE = f"usage: {PROG} [--bytes] [--ignore-weights] [--jobs N] SERVERS KEYS > ROUTES"
+USAGE = f"usage: {PROG} [--bytes] [--ignore-weights] [--jobs N] [--config FILE] [SERVERS] KEYS > ROUTES"
 
 # set before the workers fork
 CLIENT = None
@@ -84,28 +87,9 @@ def route(bounds):
     return out
 
 
-def main(argv):
-    global CLIENT, INDEX, KEYS
-    as_bytes = ignore_weights = False
-    jobs = 1
-    args = argv[1:]
-    while args and args[0].startswith("--"):
-        opt = args.pop(0)
-        if opt == "--bytes":
-            as_bytes = True
-        elif opt == "--ignore-weights":
-            ignore_weights = True
-        elif opt == "--jobs" and args and args[0].isdigit() and int(args[0]) > 0:
-            jobs = int(args.pop(0))
-        elif opt == "--":
-            break
-        else:
-            die(USAGE)
-    if len(args) != 2:
-        die(USAGE)
-
+def read_servers(path, ignore_weights):
     names = []
-    for line in read_lines(args[0]):
+    for line in read_lines(path):
         if not line:
             continue
         fields = line.split("\t")
@@ -116,6 +100,43 @@ def main(argv):
             die(f"server {name!r} has weight {weight}: pymemcache has no weights "
                 "(--ignore-weights to route without them)")
         names.append(name)
+    return names
+
+
+def main(argv):
+    global CLIENT, INDEX, KEYS
+    as_bytes = ignore_weights = False
+    jobs = 1
+    config = None
+    args = argv[1:]
+    while args and args[0].startswith("--"):
+        opt = args.pop(0)
+        if opt == "--bytes":
+            as_bytes = True
+        elif opt == "--ignore-weights":
+            ignore_weights = True
+        elif opt == "--jobs" and args and args[0].isdigit() and int(args[0]) > 0:
+            jobs = int(args.pop(0))
+        elif opt == "--config" and args:
+            config = args.pop(0)
+        elif opt == "--":
+            break
+        else:
+            die(USAGE)
+    if config is not None:
+        # the servers are the JSON list in config, given to HashClient as
+        # they are (chash_export's format pymemcache)
+        if len(args) != 1:
+            die(USAGE)
+        with open(config, encoding="utf-8") as f:
+            names = json.load(f)
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            die(f"{config}: not a JSON list of server strings")
+        args = [None] + args
+    elif len(args) != 2:
+        die(USAGE)
+    else:
+        names = read_servers(args[0], ignore_weights)
     if not names:
         die("no servers")
 

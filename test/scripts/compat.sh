@@ -147,12 +147,14 @@ servers=" twemproxy nginx haproxy "
 # chash_ring_import: the imported ring must route every key as the server
 # did (a second row for each of their configurations, "..., imported")
 servers_imported=" twemproxy nginx haproxy "
-# the configurations whose ring chash_export writes for the real server to
-# run as it is (a third row, "..., exported"): keys of their own
-# (CHASH_COMPAT_EXPORT_KEYS, default 100,000), every seventh server down
-# where the format writes down servers (nginx, HAProxy), twemproxy's
-# servers at loopback addresses of their own (the address column), and
-# each key's server from the real server compared with chash_lookup's
+# the configurations whose ring chash_export writes for the real server, or
+# the real client, to run as it is (a third row, "..., exported"): keys of
+# their own (CHASH_COMPAT_EXPORT_KEYS, default 100,000), every seventh
+# server down where the format writes down servers (nginx, HAProxy),
+# twemproxy's servers at loopback addresses of their own (the address
+# column), each client built by its program's --config from the server
+# list chash_export wrote, and each key's server from the real server or
+# client compared with chash_lookup's
 export_keys=${CHASH_COMPAT_EXPORT_KEYS:-100000}
 export_wanted() {
 	case "$1|$2" in
@@ -160,14 +162,23 @@ export_wanted() {
 		"haproxy|1 server" | "haproxy|100 mixed weights" | "haproxy|1000 equal" | \
 		"haproxy|djb2 avalanche, 10 mixed weights" | \
 		"twemproxy|md5, 1 server" | "twemproxy|md5, 10 mixed weights" | "twemproxy|md5, 1000 equal" | \
-		"twemproxy|md5, 10 UTF-8 names" | "twemproxy|fnv1a_64, 100 mixed weights")
+		"twemproxy|md5, 10 UTF-8 names" | "twemproxy|fnv1a_64, 100 mixed weights" | \
+		"libmemcached|1 server" | "libmemcached|10 servers, mixed ports and weights" | \
+		"libmemcached|20 hostnames" | \
+		"uhashring|1 server" | "uhashring|1000 mixed weights" | "uhashring|10 UTF-8 names" | \
+		"node|1 server" | "node|100 mixed weights" | "node|10 UTF-8 names" | \
+		"dalli|1 server" | "dalli|100 mixed weights" | "dalli|tie (the later server wins)" | \
+		"pymemcache|1 server" | "pymemcache|10 servers" | "pymemcache|10 UTF-8 names" | \
+		"spymemcached|1 server" | "spymemcached|10 servers, other ports" | "spymemcached|1000 equal" | \
+		"groupcache|1 peer" | "groupcache|10 UTF-8 names" | "groupcache|10 peers, 160 replicas")
 		return 0 ;;
 	esac
 	return 1
 }
 # how many of each server's configurations that is: a label changed in the
 # table below without the list above would drop its export unseen
-declare -A export_count=([nginx]=4 [haproxy]=4 [twemproxy]=5)
+declare -A export_count=([nginx]=4 [haproxy]=4 [twemproxy]=5 [libmemcached]=3 [uhashring]=3
+	[node]=3 [dalli]=3 [pymemcache]=3 [spymemcached]=3 [groupcache]=3)
 libraries=()
 for c in "${clients[@]}"; do
 	[[ $servers == *" $c "* ]] || libraries+=("$c")
@@ -698,7 +709,11 @@ if want haproxy; then
 fi
 # the exported configurations' keys, of another seed (HAProxy's without
 # ',' or '"' again)
-if want nginx || want haproxy || want twemproxy; then
+exporting=
+for c in "${!export_count[@]}"; do
+	! want "$c" || exporting=1
+done
+if [ -n "$exporting" ]; then
 	$py "$compat/keys.py" $((export_keys * 6 / 5)) 20261206 | grep -v '[,"]' |
 		awk -v n="$export_keys" 'NR <= n' >"$work/keys_export.txt"
 	sed 's/\\/\\\\/g' "$work/keys_export.txt" >"$work/keys_export.copy"
@@ -982,6 +997,8 @@ run_config() {
 			twemproxy)
 				opts+=(-v export_options="{\"listen\": \"127.$((10 + i % 240)).255.254:22121\"}"
 					-v export_down=false -v export_net=$((10 + i % 240))) ;;
+			# the memcached clients' server lists: no option, nothing down
+			*) opts+=(-v export_options='{}' -v export_down=false) ;;
 			esac
 		fi
 		# an index's shards at once; and big lists in one statement, not
@@ -1025,6 +1042,11 @@ run_config() {
 		nginx) ecmd=("$py" "$compat/nginx_routes.py" --config "$dir/export.conf") ;;
 		haproxy) ecmd=("$py" "$compat/haproxy_routes.py" --config "$dir/export.conf") ;;
 		twemproxy) ecmd=("$py" "$compat/twemproxy_routes.py" --config "$dir/export.conf") ;;
+		pymemcache) ecmd=("$py" "$compat/pymemcache_routes.py" --jobs "$jobs" --config "$dir/export.conf") ;;
+		*)
+			# the client's own program, its servers read from the export
+			client_cmd "$client" ""
+			ecmd=("${cmd[@]}" --config "$dir/export.conf") ;;
 		esac
 		start=$(now_us)
 		"${ecmd[@]}" "$work/keys_export.txt" >"$dir/export_routes.txt" 2>"$dir/export.err" || erc=$?

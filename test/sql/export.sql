@@ -242,6 +242,63 @@ SELECT chash_export('ex_tw2');
 -- a ring without nodes
 SELECT chash_ring_create('ex_empty', profile => 'nginx');
 SELECT chash_export('ex_empty');
+
+--
+-- The memcached clients: each server list in the client's own syntax (the
+-- compat suite builds each client from it and routes 100,000 keys a
+-- configuration); the format is the profile's
+--
+SELECT chash_ring_create('ex_c_' || p, profile => p)
+FROM unnest(ARRAY['libmemcached', 'dalli', 'uhashring', 'hashring', 'spymemcached', 'pymemcache', 'groupcache']) p;
+SELECT chash_node_add('ex_c_' || p, n, weight => w)
+FROM unnest(ARRAY['libmemcached', 'dalli', 'uhashring', 'hashring']) p,
+	 (VALUES ('10.0.0.1:11211', 2), ('cache-02.example.net:11300', 1), ('10.0.0.3', 5)) v(n, w);
+SELECT chash_node_add('ex_c_' || p, n)
+FROM unnest(ARRAY['spymemcached', 'pymemcache', 'groupcache']) p,
+	 (VALUES ('10.0.0.1:11211'), ('10.0.0.2:11300')) v(n);
+SELECT chash_node_add('ex_c_' || p, 'кэш "1"') FROM unnest(ARRAY['uhashring', 'hashring', 'groupcache']) p;
+SELECT p AS format, chash_export('ex_c_' || p)
+FROM unnest(ARRAY['libmemcached', 'dalli', 'uhashring', 'hashring', 'spymemcached', 'pymemcache', 'groupcache']) p;
+SELECT chash_export('ex_c_dalli') = chash_export('ex_c_dalli', 'dalli', '{}') AS dalli_by_profile;
+\set VERBOSITY default
+-- settings of another profile, options, profiles without a format
+SELECT chash_export('ex_c_dalli', 'libmemcached');
+SELECT chash_export('ex_c_libmemcached', 'uhashring');
+SELECT chash_export('ex_c_groupcache', 'hashring');
+SELECT chash_ring_create('ex_c_gmd5', profile => 'groupcache', hash => 'md5');
+SELECT chash_node_add('ex_c_gmd5', 'peer-1');
+SELECT chash_export('ex_c_gmd5');
+SELECT chash_ring_create('ex_c_spyw', profile => 'spymemcached_weighted');
+SELECT chash_node_add('ex_c_spyw', '10.0.0.1:11211');
+SELECT chash_export('ex_c_spyw');
+SELECT chash_export('ex_c_spyw', 'spymemcached');
+SELECT chash_export('ex_c_dalli', options => '{"name": "x"}');
+-- a server that is down, or at an address apart from its name
+SELECT chash_node_set('ex_c_dalli', '10.0.0.3', state => 'down');
+SELECT chash_export('ex_c_dalli');
+SELECT chash_node_set('ex_c_dalli', '10.0.0.3', state => 'active');
+SELECT chash_node_set('ex_c_uhashring', '10.0.0.3', address => '10.9.9.9:11211');
+SELECT chash_export('ex_c_uhashring');
+-- weights the client lacks
+SELECT chash_node_set('ex_c_libmemcached', '10.0.0.3', weight => 100000);
+SELECT chash_export('ex_c_libmemcached');
+SELECT chash_node_set('ex_c_libmemcached', '10.0.0.3', weight => 5);
+SELECT chash_node_set('ex_c_hashring', '10.0.0.3', weight => 1.5);
+SELECT chash_export('ex_c_hashring');
+SELECT chash_node_set('ex_c_hashring', '10.0.0.3', weight => 1);
+-- (spymemcached's and pymemcache's rings take none)
+SELECT chash_node_set('ex_c_groupcache', '10.0.0.1:11211', weight => 2);
+SELECT chash_export('ex_c_groupcache');
+SELECT chash_node_set('ex_c_groupcache', '10.0.0.1:11211', weight => 1);
+-- names the client's syntax cannot hold
+SELECT chash_node_add('ex_c_' || p, n)
+FROM (VALUES ('libmemcached', 'кэш-1'), ('dalli', 'a,b:11211'), ('spymemcached', 'cache-01:11211'),
+			 ('pymemcache', 'a b:11211'), ('hashring', '42')) v(p, n);
+SELECT chash_export('ex_c_libmemcached');
+SELECT chash_export('ex_c_dalli');
+SELECT chash_export('ex_c_spymemcached');
+SELECT chash_export('ex_c_pymemcache');
+SELECT chash_export('ex_c_hashring');
 \set VERBOSITY terse
 
 SELECT count(chash_ring_drop(ring)) AS dropped FROM chash.ring_config WHERE ring LIKE 'ex\_%';
