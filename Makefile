@@ -35,7 +35,7 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c)))
 CHASH_SQL_FIRST = sql/src/checks.sql
 CHASH_SQL_SOURCES = $(addprefix sql/src/,common.sql catalog_triggers.sql hashing.sql \
 	rings.sql routing.sql introspection.sql planning.sql reports.sql load.sql rebalance.sql rebalance_copies.sql tokens.sql pictures.sql \
-	imports.sql export.sql export_clients.sql export_plan.sql migration.sql online_moves.sql views.sql grants.sql)
+	imports.sql export.sql export_clients.sql export_plan.sql export_plan_config.sql migration.sql online_moves.sql views.sql grants.sql)
 CHASH_SQL_INSTALL = sql/src/schema.sql $(CHASH_SQL_FIRST) sql/src/catalog.sql $(CHASH_SQL_SOURCES)
 CHASH_SQL_PART := $(wildcard sql/updates/*--$(CHASH_VERSION).sql)
 CHASH_SQL_PREVIOUS := $(patsubst sql/updates/%--$(CHASH_VERSION).sql,%,$(CHASH_SQL_PART))
@@ -46,7 +46,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -DCHASH_VERSION='"$(CHASH_VERSION)"'
 PG_CFLAGS = -ffp-contract=off
 SHLIB_LINK = -lz -lnettle
 
-REGRESS = hash_functions api ring_admin lookup key_types fastpath ketama placement profiles planning ring_switch ring_set reporting load shard_load rebalance allocate_tokens transactions cache_memory errors privileges import_checks export export_plan notify hostile search_path online_moves upgrade routing_memory
+REGRESS = hash_functions api ring_admin lookup key_types fastpath ketama placement profiles planning ring_switch ring_set reporting load shard_load rebalance allocate_tokens transactions cache_memory errors privileges import_checks export export_plan export_plan_config notify hostile search_path online_moves upgrade routing_memory
 # test/bin/run-suites.sh gives each lane's pg_regress an output directory of its own
 CHASH_OUTPUTDIR ?= .
 REGRESS_OPTS = --inputdir=test --outputdir=$(CHASH_OUTPUTDIR) --load-extension=chash

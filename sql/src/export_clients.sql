@@ -109,178 +109,72 @@ $$;
 COMMENT ON FUNCTION chash.export_client_nodes(text, text, double precision, text, text) IS
 	'the nodes of a ring in server-list order for a client format, or an error for what the client''s server list cannot hold';
 
--- libmemcached: the servers in its configuration language (the string of
--- memcached() and libmemcached_check_configuration()), one --SERVER=
--- host[:port]/?weight each; the language has no option for weighted
--- ketama, which the client sets as a behavior
-CREATE OR REPLACE FUNCTION chash.export_libmemcached(ring text, options jsonb)
-	RETURNS text
-	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	out text;
-BEGIN
-	PERFORM chash.export_check_client(ring, 'libmemcached', '{}');
-	SELECT string_agg(format('--SERVER=%s/?%s', n.node, n.weight), ' ' ORDER BY n.k) || E'\n' INTO out
-	FROM chash.export_client_nodes(ring, 'libmemcached', 99999,
-		'^([0-9]{1,3}(\.[0-9]{1,3}){3}|[A-Za-z0-9][A-Za-z0-9._-]+[A-Za-z0-9])(:[0-9]{1,5})?$',
-		'host or host:port, the host an IPv4 address or a name of at least three letters, digits, ".", "_" and "-" that begins and ends with a letter or digit') n;
-	RETURN out;
-END
-$$;
-COMMENT ON FUNCTION chash.export_libmemcached(text, jsonb) IS
-	'chash_export of format libmemcached';
-
--- Dalli: its servers string, "host:port:weight" separated by commas, as
--- Dalli::Client.new and MEMCACHE_SERVERS take it (a bare host is written
--- on Dalli's port 11211, which is the name Dalli hashes)
-CREATE OR REPLACE FUNCTION chash.export_dalli(ring text, options jsonb)
-	RETURNS text
-	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	out text;
-BEGIN
-	PERFORM chash.export_check_client(ring, 'dalli', '{}');
-	SELECT string_agg(n.node || CASE WHEN n.node ~ ':[0-9]+$' THEN '' ELSE ':11211' END || ':' || n.weight,
-					  ',' ORDER BY n.k) || E'\n' INTO out
-	FROM chash.export_client_nodes(ring, 'dalli', 999999999,
-		'^([^,:\s/]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$',
-		'host or host:port (an IPv6 host in brackets), without commas, spaces or "/"') n;
-	RETURN out;
-END
-$$;
-COMMENT ON FUNCTION chash.export_dalli(text, jsonb) IS
-	'chash_export of format dalli';
-
--- spymemcached: the address list of AddrUtil.getAddresses, "ip:port"
--- separated by spaces, for a KetamaNodeLocator of key format SPYMEMCACHED
--- without weights (ConnectionFactoryBuilder's locator CONSISTENT with
--- hash KETAMA_HASH), which names a server as its ip:port
-CREATE OR REPLACE FUNCTION chash.export_spymemcached(ring text, options jsonb)
-	RETURNS text
-	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	out text;
-BEGIN
-	PERFORM chash.export_check_client(ring, 'spymemcached', '{}');
-	SELECT string_agg(n.node, ' ' ORDER BY n.k) || E'\n' INTO out
-	FROM chash.export_client_nodes(ring, 'spymemcached', 1,
-		'^[0-9]{1,3}(\.[0-9]{1,3}){3}:[0-9]{1,5}$',
-		'an IPv4 address and port, ip:port, as spymemcached names a server') n;
-	RETURN out;
-END
-$$;
-COMMENT ON FUNCTION chash.export_spymemcached(text, jsonb) IS
-	'chash_export of format spymemcached';
-
--- pymemcache: the JSON array of "host:port" strings given to HashClient
--- (a bare host is written on port 11211, the name HashClient hashes)
-CREATE OR REPLACE FUNCTION chash.export_pymemcache(ring text, options jsonb)
-	RETURNS text
-	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	out text;
-BEGIN
-	PERFORM chash.export_check_client(ring, 'pymemcache', '{}');
-	SELECT '[' || string_agg(pg_catalog.to_json(n.node || CASE WHEN n.node ~ ':[0-9]+$' THEN '' ELSE ':11211' END)::text,
-							 ', ' ORDER BY n.k) || E']\n' INTO out
-	FROM chash.export_client_nodes(ring, 'pymemcache', 1, '^[^:\s]+(:[0-9]{1,5})?$',
-								   'host or host:port, without spaces') n;
-	RETURN out;
-END
-$$;
-COMMENT ON FUNCTION chash.export_pymemcache(text, jsonb) IS
-	'chash_export of format pymemcache';
-
--- uhashring: the JSON of HashRing's keyword arguments, hash_fn "ketama"
--- and nodes, each with its weight, in the ring's order
-CREATE OR REPLACE FUNCTION chash.export_uhashring(ring text, options jsonb)
-	RETURNS text
-	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	out text;
-BEGIN
-	PERFORM chash.export_check_client(ring, 'uhashring', '{}');
-	SELECT E'{"hash_fn": "ketama", "nodes": {\n'
-		   || string_agg(format('  %s: {"weight": %s}', pg_catalog.to_json(n.node), n.weight), E',\n' ORDER BY n.k)
-		   || E'\n}}\n' INTO out
-	FROM chash.export_client_nodes(ring, 'uhashring', 999999999, '^', 'any text') n;
-	RETURN out;
-END
-$$;
-COMMENT ON FUNCTION chash.export_uhashring(text, jsonb) IS
-	'chash_export of format uhashring';
-
--- npm hashring: the JSON object of servers and weights given to new
--- HashRing(servers), in the ring's order (a name that is an integer would
--- be moved first by JavaScript, and is refused)
-CREATE OR REPLACE FUNCTION chash.export_hashring(ring text, options jsonb)
-	RETURNS text
-	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	out text;
-BEGIN
-	PERFORM chash.export_check_client(ring, 'hashring', '{}');
-	SELECT E'{\n' || string_agg(format('  %s: %s', pg_catalog.to_json(n.node), n.weight), E',\n' ORDER BY n.k)
-		   || E'\n}\n' INTO out
-	FROM chash.export_client_nodes(ring, 'hashring', 999999999, '^(?!(0|[1-9][0-9]{0,9})$)',
-								   'names that are not integers, whose order a JavaScript object keeps') n;
-	RETURN out;
-END
-$$;
-COMMENT ON FUNCTION chash.export_hashring(text, jsonb) IS
-	'chash_export of format hashring';
-
--- groupcache: the JSON of an HTTPPool's Replicas (the ring's vnodes) and
--- the Peers given to Set, in the ring's order
-CREATE OR REPLACE FUNCTION chash.export_groupcache(ring text, options jsonb)
-	RETURNS text
-	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	replicas integer;
-	out text;
-BEGIN
-	PERFORM chash.export_check_client(ring, 'groupcache', '{vnodes}');
-	SELECT r.vnodes INTO replicas FROM chash.ring_config r WHERE r.ring = export_groupcache.ring;
-	SELECT format(E'{"Replicas": %s, "Peers": [\n', replicas)
-		   || string_agg('  ' || pg_catalog.to_json(n.node)::text, E',\n' ORDER BY n.k) || E'\n]}\n' INTO out
-	FROM chash.export_client_nodes(ring, 'groupcache', 1, '^', 'any text') n;
-	RETURN out;
-END
-$$;
-COMMENT ON FUNCTION chash.export_groupcache(text, jsonb) IS
-	'chash_export of format groupcache';
-
--- chash_export of the client formats above
+-- Each client's server list, from the nodes in the ring's order:
+--   libmemcached  its configuration language (the string of memcached()
+--                 and libmemcached_check_configuration()), one --SERVER=
+--                 host[:port]/?weight each; the language has no option for
+--                 weighted ketama, which the client sets as a behavior
+--   dalli         its servers string, "host:port:weight" by commas, as
+--                 Dalli::Client.new and MEMCACHE_SERVERS take it (a bare
+--                 host written on port 11211, the name Dalli hashes)
+--   spymemcached  AddrUtil.getAddresses' list, "ip:port" by spaces, for a
+--                 KetamaNodeLocator of key format SPYMEMCACHED without
+--                 weights, which names a server by its ip:port
+--   pymemcache    the JSON array of "host:port" given to HashClient (a
+--                 bare host written on port 11211, the name it hashes)
+--   uhashring     the JSON of HashRing's keyword arguments: hash_fn
+--                 "ketama" and the nodes with their weights
+--   hashring      the JSON object of servers and weights of npm's new
+--                 HashRing(servers) (a name that is an integer would be
+--                 moved first by JavaScript, and is refused)
+--   groupcache    the JSON of an HTTPPool's Replicas (the ring's vnodes) and
+--                 the Peers given to Set
 CREATE OR REPLACE FUNCTION chash.export_client(ring text, format text, options jsonb)
 	RETURNS text
 	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	f record;
+	replicas integer;
+	out text;
 BEGIN
-	RETURN CASE format
-		WHEN 'libmemcached' THEN chash.export_libmemcached(ring, options)
-		WHEN 'dalli' THEN chash.export_dalli(ring, options)
-		WHEN 'spymemcached' THEN chash.export_spymemcached(ring, options)
-		WHEN 'pymemcache' THEN chash.export_pymemcache(ring, options)
-		WHEN 'uhashring' THEN chash.export_uhashring(ring, options)
-		WHEN 'hashring' THEN chash.export_hashring(ring, options)
-		WHEN 'groupcache' THEN chash.export_groupcache(ring, options)
-	END;
+	SELECT x.max_weight, x.pattern, x.what INTO f
+	FROM (VALUES ('libmemcached', 99999,
+				  '^([0-9]{1,3}(\.[0-9]{1,3}){3}|[A-Za-z0-9][A-Za-z0-9._-]+[A-Za-z0-9])(:[0-9]{1,5})?$',
+				  'host or host:port, the host an IPv4 address or a name of at least three letters, digits, ".", "_" and "-" that begins and ends with a letter or digit'),
+				 ('dalli', 999999999, '^([^,:\s/]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?$',
+				  'host or host:port (an IPv6 host in brackets), without commas, spaces or "/"'),
+				 ('spymemcached', 1, '^[0-9]{1,3}(\.[0-9]{1,3}){3}:[0-9]{1,5}$',
+				  'an IPv4 address and port, ip:port, as spymemcached names a server'),
+				 ('pymemcache', 1, '^[^:\s]+(:[0-9]{1,5})?$', 'host or host:port, without spaces'),
+				 ('uhashring', 999999999, '^', 'any text'),
+				 ('hashring', 999999999, '^(?!(0|[1-9][0-9]{0,9})$)',
+				  'names that are not integers, whose order a JavaScript object keeps'),
+				 ('groupcache', 1, '^', 'any text'))
+		 AS x(format, max_weight, pattern, what)
+	WHERE x.format = export_client.format;
+	PERFORM chash.export_check_client(ring, format, CASE WHEN format = 'groupcache' THEN '{vnodes}'::text[] ELSE '{}' END);
+	SELECT r.vnodes INTO replicas FROM chash.ring_config r WHERE r.ring = export_client.ring;
+	SELECT CASE format
+		WHEN 'libmemcached' THEN string_agg(format('--SERVER=%s/?%s', n.node, n.weight), ' ' ORDER BY n.k)
+		WHEN 'dalli' THEN string_agg(n.node || CASE WHEN n.node ~ ':[0-9]+$' THEN '' ELSE ':11211' END || ':' || n.weight,
+									 ',' ORDER BY n.k)
+		WHEN 'spymemcached' THEN string_agg(n.node, ' ' ORDER BY n.k)
+		WHEN 'pymemcache' THEN '[' || string_agg(pg_catalog.to_json(n.node || CASE WHEN n.node ~ ':[0-9]+$' THEN '' ELSE ':11211' END)::text,
+												 ', ' ORDER BY n.k) || ']'
+		WHEN 'uhashring' THEN E'{"hash_fn": "ketama", "nodes": {\n'
+							  || string_agg(format('  %s: {"weight": %s}', pg_catalog.to_json(n.node), n.weight), E',\n' ORDER BY n.k)
+							  || E'\n}}'
+		WHEN 'hashring' THEN E'{\n' || string_agg(format('  %s: %s', pg_catalog.to_json(n.node), n.weight), E',\n' ORDER BY n.k)
+							 || E'\n}'
+		WHEN 'groupcache' THEN format(E'{"Replicas": %s, "Peers": [\n', replicas)
+							   || string_agg('  ' || pg_catalog.to_json(n.node)::text, E',\n' ORDER BY n.k) || E'\n]}'
+		END || E'\n'
+	INTO out
+	FROM chash.export_client_nodes(ring, format, f.max_weight, f.pattern, f.what) n;
+	RETURN out;
 END
 $$;
 COMMENT ON FUNCTION chash.export_client(text, text, jsonb) IS
-	'chash_export of a memcached client''s format';
+	'chash_export of a memcached client''s format: its server list in its own syntax';

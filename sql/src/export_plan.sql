@@ -40,7 +40,9 @@ DECLARE
 BEGIN
 DECLARE
 	profile text;
-	known CONSTANT jsonb := '{"redis_cluster": [], "redis_cli": []}';
+	known CONSTANT jsonb := '{"redis_cluster": [], "redis_cli": [], "nginx": null, "haproxy": null,
+							 "twemproxy": null, "libmemcached": null, "dalli": null, "spymemcached": null,
+							 "pymemcache": null, "uhashring": null, "hashring": null, "groupcache": null}';
 	bad record;
 	r text;
 	n record;
@@ -66,7 +68,7 @@ BEGIN
 	IF format IS NULL AND profile IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('ring "%s" has no profile to take the format from', chash.message_name(to_ring)),
-			HINT = 'Give the format: "redis_cluster" or "redis_cli".';
+			HINT = 'Give the format: "redis_cluster", "redis_cli", or the format of chash_export of a system that loads a whole configuration.';
 	END IF;
 	format := coalesce(format, profile);
 	IF NOT known ? format THEN
@@ -74,12 +76,18 @@ BEGIN
 			MESSAGE = format('unknown plan format "%s"', chash.message_name(format)),
 			DETAIL = CASE WHEN format = profile THEN format('It is the profile of ring "%s".', chash.message_name(to_ring))
 						  ELSE 'It is not one chash_export_plan has.' END,
-			HINT = 'The formats are "redis_cluster" (the commands per master) and "redis_cli" (a bash script over redis-cli).';
+			HINT = 'The formats are "redis_cluster" (the commands per master), "redis_cli" (a bash script over redis-cli), and those of chash_export of a system that loads a whole configuration: "nginx", "haproxy", "twemproxy", "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache" (the new configuration, then what moves).';
 	END IF;
 	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = 'options must be a JSON object',
 			DETAIL = format('They are %s.', pg_catalog.left(options::text, 100));
+	END IF;
+	IF known -> format = 'null' THEN
+		-- a system that loads a whole configuration: its options are
+		-- chash_export's, and relation and key_column
+		RETURN QUERY SELECT * FROM chash.export_plan_config(from_ring, to_ring, format, options);
+		RETURN;
 	END IF;
 	SELECT opt.k INTO bad FROM pg_catalog.jsonb_object_keys(options) AS opt(k) ORDER BY opt.k LIMIT 1;
 	IF FOUND THEN
