@@ -8,6 +8,8 @@ started in DIR, and this uses its RESP client.
                                       the masters' DBSIZEs adding up to N; prints "N keys ok"
     redis_keys.py settle DIR          waits until every server of DIR/ports agrees
     redis_keys.py spawn DIR           one more server, not met; prints its port
+    redis_keys.py servers DIR N       N servers of no cluster yet in a new DIR (no
+                                      slots, not met); prints their ports
     redis_keys.py drop DIR PORT       stops the server of PORT, drops it from DIR/ports
 """
 import os
@@ -92,6 +94,11 @@ def main(argv):
         ports = rc.read_ports(d)
         taken = set(ports) | {p + rc.BUS_OFFSET for p in ports}
         print(rc.start_servers(d, 1, taken)[0])
+    elif cmd == "servers":
+        os.makedirs(d)
+        ports = rc.start_servers(d, int(argv[2]), set())
+        rc.write_ports(d, ports)
+        print("\n".join(str(p) for p in ports))
     elif cmd == "drop":
         port = int(argv[2])
         try:

@@ -17,8 +17,10 @@
 # ring imported from the cluster's CLUSTER NODES has the slot ranges of
 # the plan's to_ring, every key is on the master of its slot with its
 # value, and the masters' DBSIZEs add up to 100,000.  Also: the exported
-# CLUSTER ADDSLOTSRANGE lines of the ring are its slot ranges, and the
-# plan, run again once done, changes nothing.
+# CLUSTER ADDSLOTSRANGE lines of the ring are its slot ranges, the
+# plan, run again once done, changes nothing, and three new servers given
+# the last ring's export (its ADDSLOTSRANGE lines, then CLUSTER MEET) make
+# a cluster equal to that ring, which takes all 100,000 keys.
 #
 # Prints one line a check ("ok" or "FAILED") and "N checks, M failed".
 set -euo pipefail
@@ -42,13 +44,14 @@ cleanup() {
 	local rc=$? f t
 	[ $rc -eq 0 ] || [ -n "$finished" ] ||
 		echo "export_redis: FAILED (exit $rc); nothing after this point was checked" >&2
-	for f in "$dir"/node-*/pid; do
+	for f in "$dir"/node-*/pid "$work"/n/node-*/pid; do
 		[ -e "$f" ] || continue
 		t=$(awk '{ print $14 + $15 }' "/proc/$(cat "$f")/stat" 2>/dev/null) || continue
 		server_ticks=$((server_ticks + t))
 	done
 	[ -z "$finished" ] || echo "export_redis: the redis-server processes used $((server_ticks / $(getconf CLK_TCK))).$((server_ticks * 100 / $(getconf CLK_TCK) % 100)) s of CPU"
 	[ ! -d "$dir" ] || $py "$compat/redis_cluster.py" stop "$dir" >/dev/null 2>&1 || true
+	[ ! -d "$work/n" ] || $py "$compat/redis_cluster.py" stop "$work/n" >/dev/null 2>&1 || true
 	"$bindir/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
 	rm -rf "$work"
 	exit $rc
@@ -83,21 +86,22 @@ check() {
 		failed=$((failed + 1))
 	fi
 }
-# check_keys WHAT: every key with its value, on the master of its slot
+# check_keys WHAT [DIR]: every key with its value, on the master of its
+# slot (of the cluster of DIR, the first unless given)
 check_keys() {
 	local out
 	checks=$((checks + 1))
-	if out=$($py "$compat/redis_keys.py" check "$dir" $nkeys 2>&1); then
+	if out=$($py "$compat/redis_keys.py" check "${2:-$dir}" $nkeys 2>&1); then
 		echo "ok      $1: $out"
 	else
 		echo "FAILED  $1: $out"
 		failed=$((failed + 1))
 	fi
 }
-# import RING: the cluster as it is now, into a new ring
+# import RING [DIR]: the cluster (of DIR) as it is now, into a new ring
 import() {
-	$py "$compat/redis_keys.py" settle "$dir"
-	$py "$compat/redis_cluster.py" nodes "$dir" >"$work/nodes"
+	$py "$compat/redis_keys.py" settle "${2:-$dir}"
+	$py "$compat/redis_cluster.py" nodes "${2:-$dir}" >"$work/nodes"
 	sql -v nodes="$(cat "$work/nodes")" >/dev/null <<SQL
 SELECT chash_ring_create('$1', profile => 'redis_cluster');
 SELECT chash_ring_import('$1', 'redis_cluster_nodes', :'nodes');
@@ -204,6 +208,35 @@ same_slots "drain" c2_real c2
 check "drain: $m2 is no longer in CLUSTER NODES" "NOT EXISTS (SELECT FROM chash_slot_ranges('c2_real') WHERE node = '$m2')
 	AND position('$m2@' IN \$n\$$(cat "$work/nodes")\$n\$) = 0"
 check_keys "drain"
+
+# --- a new cluster from chash_export: three servers of no cluster take
+# the drained ring's slot ranges by the export's CLUSTER ADDSLOTSRANGE
+# lines, each sent to the master named above it, then meet; the cluster
+# they make is the ring, and takes every key
+mapfile -t newports < <($py "$compat/redis_keys.py" servers "$work/n" 3)
+sql >/dev/null <<SQL
+SELECT chash_ring_create('n0', profile => 'redis_cluster');
+SELECT chash_node_add('n0', '127.0.0.1:' || p.port, slots => (SELECT array_agg(y.slots ORDER BY lower(y.slots))
+															   FROM chash_slot_ranges('c2_real') y WHERE y.node = o.node))
+FROM unnest(ARRAY[${newports[0]}, ${newports[1]}, ${newports[2]}]) WITH ORDINALITY AS p(port, k)
+JOIN (SELECT node, row_number() OVER (ORDER BY node) AS k FROM (SELECT DISTINCT node FROM chash_slot_ranges('c2_real')) d) o
+  USING (k);
+SQL
+sql -c "SELECT chash_export('n0')" >"$work/export_n0"
+awk '/^# [0-9.]+:[0-9]+$/ { split($2, a, ":"); host = a[1]; port = a[2]; next }
+	/^CLUSTER ADDSLOTSRANGE / { printf "redis-cli -h %s -p %s %s\n", host, port, $0 }' "$work/export_n0" >"$work/addslots.sh"
+check "the export of n0 is one CLUSTER ADDSLOTSRANGE line per master" "$(grep -c '^redis-cli ' "$work/addslots.sh") = 3"
+while read -r -a c; do
+	out=$("${c[@]}")
+	[ "$out" = OK ] || { echo "export_redis: ${c[*]}: $out" >&2; exit 1; }
+done <"$work/addslots.sh"
+for p in "${newports[@]:1}"; do
+	redis-cli -p "${newports[0]}" CLUSTER MEET 127.0.0.1 "$p" >/dev/null
+done
+import n0_real "$work/n"
+same_slots "new cluster" n0_real n0
+$py "$compat/redis_keys.py" fill "$work/n" $nkeys
+check_keys "new cluster" "$work/n"
 
 echo "export_redis: done in $((EPOCHSECONDS - t0)) s"
 echo "export_redis: $checks checks, $failed failed"
