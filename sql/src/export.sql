@@ -416,7 +416,8 @@ DECLARE
 	known CONSTANT jsonb := '{"nginx": ["name", "key"], "haproxy": ["name", "balance"],
 							 "twemproxy": ["name", "listen"], "redis_cluster": [],
 							 "libmemcached": [], "dalli": [], "spymemcached": [], "pymemcache": [],
-							 "uhashring": [], "hashring": [], "groupcache": []}';
+							 "uhashring": [], "hashring": [], "groupcache": [],
+							 "envoy": ["name"], "elasticsearch": [], "cassandra": []}';
 	bad text;
 BEGIN
 	IF ring IS NULL OR options IS NULL THEN
@@ -432,15 +433,15 @@ BEGIN
 	IF format IS NULL AND profile IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('ring "%s" has no profile to take the format from', chash.message_name(ring)),
-			HINT = 'Give the format: "nginx", "haproxy", "twemproxy", "redis_cluster" or a memcached client''s, "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" or "groupcache".';
+			HINT = 'Give the format: "nginx", "haproxy", "twemproxy", "redis_cluster", "envoy", "elasticsearch", "cassandra" or a memcached client''s, "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" or "groupcache".';
 	END IF;
-	format := coalesce(format, profile);
+	format := coalesce(format, CASE WHEN profile IN ('envoy_ring_hash', 'envoy_maglev') THEN 'envoy' ELSE profile END);
 	IF NOT known ? format THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('unknown export format "%s"', chash.message_name(format)),
 			DETAIL = CASE WHEN format = profile THEN format('It is the profile of ring "%s".', chash.message_name(ring))
 						  ELSE 'It is not one chash_export has.' END,
-			HINT = 'The formats are "nginx" (an upstream block), "haproxy" (a backend section), "twemproxy" (a nutcracker pool), "redis_cluster" (CLUSTER ADDSLOTSRANGE per master), and the server lists of the memcached clients "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache".';
+			HINT = 'The formats are "nginx" (an upstream block), "haproxy" (a backend section), "twemproxy" (a nutcracker pool), "redis_cluster" (CLUSTER ADDSLOTSRANGE per master), "envoy" (a cluster), "elasticsearch" (an index''s settings), "cassandra" (each node''s initial_token), and the server lists of the memcached clients "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache".';
 	END IF;
 	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
@@ -462,6 +463,12 @@ BEGIN
 		RETURN chash.export_haproxy(ring, options);
 	ELSIF format = 'redis_cluster' THEN
 		RETURN chash.export_redis_cluster(ring, options);
+	ELSIF format = 'envoy' THEN
+		RETURN chash.export_envoy(ring, options);
+	ELSIF format = 'elasticsearch' THEN
+		RETURN chash.export_elasticsearch(ring, options);
+	ELSIF format = 'cassandra' THEN
+		RETURN chash.export_cassandra(ring, options);
 	ELSIF format <> 'twemproxy' THEN
 		-- the memcached clients' (export_clients.sql): chash.export_<format>
 		RETURN chash.export_client(ring, format, options);
@@ -476,4 +483,4 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_export(text, text, jsonb) IS
-	'a ring as the configuration of a real system that places keys exactly as the ring does: format nginx (an upstream block with hash KEY consistent), haproxy (a backend section with hash-type consistent) twemproxy (a nutcracker pool with distribution ketama) redis_cluster (for a new cluster, per master its CLUSTER ADDSLOTSRANGE), or the server list of a memcached client in its own syntax (libmemcached, dalli, spymemcached, pymemcache, uhashring, hashring, groupcache), by default the ring''s profile; options name (the upstream, backend or pool), key (nginx''s hash key, default $request_uri), balance (HAProxy''s, default uri), listen (twemproxy''s, default 127.0.0.1:22121); a ring the format cannot express is an error naming the setting';
+	'a ring as the configuration of a real system that places keys exactly as the ring does: format nginx (an upstream block with hash KEY consistent), haproxy (a backend section with hash-type consistent) twemproxy (a nutcracker pool with distribution ketama) redis_cluster (for a new cluster, per master its CLUSTER ADDSLOTSRANGE), envoy (a cluster with lb_policy RING_HASH or MAGLEV), elasticsearch (an index''s settings, its shards the nodes), cassandra (each node''s initial_token), or the server list of a memcached client in its own syntax (libmemcached, dalli, spymemcached, pymemcache, uhashring, hashring, groupcache), by default the ring''s profile; options name (the upstream, backend, pool or cluster), key (nginx''s hash key, default $request_uri), balance (HAProxy''s, default uri), listen (twemproxy''s, default 127.0.0.1:22121); a ring the format cannot express is an error naming the setting';
