@@ -13,7 +13,7 @@
 CREATE OR REPLACE FUNCTION chash.export_check_system(ring text, format text, profile text,
 													 settings text[], wants text[])
 	RETURNS void
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE

@@ -4,7 +4,21 @@
     envoy_reference.py --lb ring_hash [--min-ring-size N] [--max-ring-size N]
         [--hash-function xx_hash|murmur_hash_2] [--with-hash] HOSTS KEYS > ROUTES
     envoy_reference.py --lb maglev [--table-size M] [--with-hash] HOSTS KEYS > ROUTES
+    envoy_reference.py --config CLUSTER.yaml [--with-hash] KEYS > ROUTES
     envoy_reference.py --self-test
+
+--config: an Envoy Cluster (API v3) in YAML, as chash_export writes it:
+lb_policy RING_HASH (ring_hash_lb_config: minimum_ring_size,
+maximum_ring_size, hash_function) or MAGLEV (maglev_lb_config:
+table_size); load_assignment's endpoints, one locality, each lb_endpoint's
+hash key its "envoy.lb" hash_key metadata, else its socket address
+"ip:port" ("[v6]:port"), with its load_balancing_weight (default 1).
+Hosts whose health_status is UNHEALTHY, DRAINING or TIMEOUT are left out,
+as Envoy leaves them out of the ring or table while the cluster is not in
+panic: the file must set common_lb_config.healthy_panic_threshold to 0, or
+have every host healthy.  Read by a reader of the block subset chash
+writes (maps, "- " lists, plain, single- and double-quoted scalars,
+comments), and by PyYAML too where it is installed: the two must agree.
 
 HOSTS: one host a line, "name<TAB>weight" (or "name weight"); empty lines
 are skipped.  The name is the host's hash key as Envoy hashes it: its
@@ -196,6 +210,150 @@ def read_hosts(path):
     return hosts
 
 
+def yaml_scalar(text, where):
+    """A plain, single- or double-quoted YAML scalar (a string or an int)."""
+    if text.startswith('"'):
+        if not text.endswith('"') or len(text) < 2:
+            die(f"{where}: unterminated string")
+        out, i, body = [], 0, text[1:-1]
+        simple = {'"': '"', "\\": "\\", "/": "/", "n": "\n", "t": "\t", "r": "\r",
+                  "0": "\0", "b": "\b", "f": "\f", "e": "\x1b", " ": " "}
+        while i < len(body):
+            ch = body[i]
+            if ch != "\\":
+                out.append(ch)
+                i += 1
+                continue
+            e = body[i + 1:i + 2]
+            if e in simple:
+                out.append(simple[e])
+                i += 2
+            elif e in ("x", "u", "U"):
+                n = {"x": 2, "u": 4, "U": 8}[e]
+                out.append(chr(int(body[i + 2:i + 2 + n], 16)))
+                i += 2 + n
+            else:
+                die(f"{where}: unknown escape \\{e}")
+        return "".join(out)
+    if text.startswith("'"):
+        return text[1:-1].replace("''", "'")
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+def yaml_subset(data):
+    """The block YAML chash writes: nested maps and lists by indentation."""
+    lines = []
+    for no, raw in enumerate(data.decode("utf-8").split("\n"), 1):
+        body = raw.rstrip()
+        if not body.strip() or body.lstrip().startswith("#"):
+            continue
+        lines.append((no, len(body) - len(body.lstrip(" ")), body.lstrip(" ")))
+
+    def node(i, indent):
+        """Parse the block at lines[i:] of this indent: (value, next i)."""
+        if lines[i][2].startswith("- "):
+            items = []
+            while i < len(lines) and lines[i][1] == indent and lines[i][2].startswith("- "):
+                no, _, text = lines[i]
+                # the item's first line, as a map line two columns right
+                lines[i] = (no, indent + 2, text[2:])
+                value, i = node(i, indent + 2)
+                items.append(value)
+            return items, i
+        out = {}
+        while i < len(lines) and lines[i][1] == indent:
+            no, _, text = lines[i]
+            if text.startswith("- "):
+                break
+            if text.startswith('"'):
+                end = text.index('"', 1)
+                key, rest = yaml_scalar(text[:end + 1], f"line {no}"), text[end + 1:]
+            else:
+                key, _, rest = text.partition(":")
+                rest = ":" + rest
+            if not rest.startswith(":"):
+                die(f"config line {no}: expected \"key: value\"")
+            rest = rest[1:].strip()
+            i += 1
+            if rest:
+                out[key] = yaml_scalar(rest, f"config line {no}")
+            elif i < len(lines) and (lines[i][1] > indent or
+                                     (lines[i][1] == indent and lines[i][2].startswith("- "))):
+                out[key], i = node(i, lines[i][1])
+            else:
+                out[key] = None
+        return out, i
+
+    if not lines:
+        die("config: empty")
+    value, i = node(0, lines[0][1])
+    if i != len(lines):
+        die(f"config line {lines[i][0]}: unexpected indentation")
+    return value
+
+
+def read_config(path):
+    """-> (lb, options, [(hash key, weight)] of the healthy hosts in order)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        die(str(e))
+    cluster = yaml_subset(data)
+    try:
+        import yaml
+    except ImportError:
+        yaml = None
+    if yaml is not None and yaml.safe_load(data) != cluster:
+        die(f"{path}: PyYAML reads it otherwise than the subset reader")
+    if not isinstance(cluster, dict):
+        die(f"{path}: not a cluster")
+    policy = cluster.get("lb_policy")
+    if policy == "RING_HASH":
+        c = cluster.get("ring_hash_lb_config") or {}
+        hf = c.get("hash_function", "XX_HASH")
+        opts = {"min": int(c.get("minimum_ring_size", RING_MIN_DEFAULT)),
+                "max": int(c.get("maximum_ring_size", RING_MAX_DEFAULT)),
+                "hash": {"XX_HASH": xxh64, "MURMUR_HASH_2": murmur2}.get(hf)}
+        if opts["hash"] is None:
+            die(f"{path}: unknown hash_function {hf}")
+        lb = "ring_hash"
+    elif policy == "MAGLEV":
+        c = cluster.get("maglev_lb_config") or {}
+        opts = {"table_size": int(c.get("table_size", MAGLEV_DEFAULT))}
+        lb = "maglev"
+    else:
+        die(f"{path}: lb_policy {policy!r} is neither RING_HASH nor MAGLEV")
+    panic = ((cluster.get("common_lb_config") or {}).get("healthy_panic_threshold") or {}).get("value", 50)
+    endpoints = (cluster.get("load_assignment") or {}).get("endpoints") or []
+    if len(endpoints) != 1:
+        die(f"{path}: {len(endpoints)} localities; this reference takes one")
+    hosts, unhealthy, seen = [], 0, set()
+    for e in endpoints[0].get("lb_endpoints") or []:
+        sa = e["endpoint"]["address"]["socket_address"]
+        ip, port = str(sa["address"]), int(sa["port_value"])
+        key = ((e.get("metadata") or {}).get("filter_metadata") or {}).get("envoy.lb", {}).get("hash_key")
+        if key is None:
+            key = f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
+        key = str(key).encode("utf-8")
+        if key in seen:
+            die(f"{path}: hash key {key!r} twice")
+        seen.add(key)
+        weight = int(e.get("load_balancing_weight", 1))
+        if not 1 <= weight <= U64 >> 32:
+            die(f"{path}: load_balancing_weight {weight}")
+        if e.get("health_status", "UNKNOWN") in ("UNHEALTHY", "DRAINING", "TIMEOUT"):
+            unhealthy += 1
+            continue
+        hosts.append((key, weight))
+    if unhealthy and float(panic) != 0:
+        die(f"{path}: unhealthy hosts with healthy_panic_threshold {panic}: "
+            "Envoy's panic mode is not reproduced here")
+    if not hosts:
+        die(f"{path}: no healthy host")
+    return lb, opts, hosts
+
+
 # Published values: test/extensions/load_balancing_policies/{ring_hash/
 # ring_hash_lb_test.cc, maglev/maglev_lb_test.cc}, test/common/common/hash_test.cc.
 def self_test():
@@ -341,11 +499,22 @@ def main():
     p.add_argument("--hash-function", choices=["xx_hash", "murmur_hash_2"], default="xx_hash")
     p.add_argument("--table-size", type=int, default=MAGLEV_DEFAULT)
     p.add_argument("--with-hash", action="store_true", help='print "hash<TAB>host"')
+    p.add_argument("--config", metavar="CLUSTER_YAML")
     p.add_argument("hosts", nargs="?")
     p.add_argument("keys", nargs="?")
     a = p.parse_args()
     if a.self_test:
         return self_test()
+    if a.config:
+        if a.hosts is None or a.keys is not None or a.lb:
+            p.error("give --config CLUSTER KEYS")
+        a.keys = a.hosts
+        a.lb, opts, hosts = read_config(a.config)
+        if a.lb == "ring_hash":
+            a.min_ring_size, a.max_ring_size = opts["min"], opts["max"]
+            a.hash_function = "murmur_hash_2" if opts["hash"] is murmur2 else "xx_hash"
+        else:
+            a.table_size = opts["table_size"]
     if not a.lb or not a.keys:
         p.error("give --lb and HOSTS KEYS, or --self-test")
     if a.lb == "ring_hash":
@@ -357,7 +526,7 @@ def main():
                 f"maximum_ring_size ({a.max_ring_size})")
     elif not is_prime(a.table_size) or a.table_size > MAGLEV_LIMIT:
         die(f"The table size of maglev must be prime number (at most {MAGLEV_LIMIT})")
-    nw = normalize([(None, read_hosts(a.hosts))])
+    nw = normalize([(None, hosts if a.config else read_hosts(a.hosts))])
     if a.lb == "ring_hash":
         ring = ring_build(nw, a.min_ring_size, a.max_ring_size,
                           murmur2 if a.hash_function == "murmur_hash_2" else xxh64)

@@ -4,6 +4,12 @@
     /usr/bin/python3 es_routing.py --shards N [--routing-shards R]
         [--partition-size P] [--hash] KEYS > SHARDS
     /usr/bin/python3 es_routing.py [--routing-shards R] --servers SERVERS KEYS > ROUTES
+    /usr/bin/python3 es_routing.py --config INDEX.json KEYS > ROUTES
+
+With --config, the body that creates the index, as chash_export writes it:
+N and R are its settings.index.number_of_shards and number_of_routing_shards
+(R by default as below), and shard i is the i-th name of its
+mappings._meta.chash_shards, by which ROUTES names each key's shard.
 
 With --servers (the compatibility suite's route programs' form), N is the
 number of "name<TAB>weight" lines of SERVERS, shard i the i-th, and ROUTES
@@ -110,6 +116,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog=PROG)
     p.add_argument("--shards", type=int, metavar="N")
     p.add_argument("--servers", metavar="SERVERS")
+    p.add_argument("--config", metavar="INDEX_JSON")
     p.add_argument("--routing-shards", type=int, metavar="R")
     p.add_argument("--partition-size", type=int, default=1, metavar="P")
     p.add_argument("--hash", action="store_true")
@@ -121,8 +128,22 @@ def parse_args(argv):
             sys.exit(f"{PROG}: give --shards or --servers, not both")
         args.names = [line.split("\t")[0] for line in read_lines(args.servers) if line]
         args.shards = len(args.names)
+    if args.config is not None:
+        if args.shards is not None or args.names is not None or args.routing_shards is not None:
+            sys.exit(f"{PROG}: --config gives the shards and routing shards")
+        import json
+        with open(args.config, encoding="utf-8") as f:
+            body = json.load(f)
+        index = body["settings"]["index"]
+        args.shards = int(index["number_of_shards"])
+        if "number_of_routing_shards" in index:
+            args.routing_shards = int(index["number_of_routing_shards"])
+        args.names = body["mappings"]["_meta"]["chash_shards"]
+        if len(args.names) != args.shards or len(set(args.names)) != len(args.names):
+            sys.exit(f"{PROG}: {args.config}: {len(args.names)} distinct shard names for "
+                     f"{args.shards} shards")
     if args.shards is None:
-        sys.exit(f"{PROG}: --shards or --servers is required")
+        sys.exit(f"{PROG}: --shards, --servers or --config is required")
     n = args.shards
     if n < 1:
         sys.exit(f"{PROG}: --shards must be >= 1")

@@ -72,7 +72,10 @@
 # chash_export of the ring, with every seventh server down where the
 # format has down servers, is run by the real server as it is (the route
 # program's --config), and 100,000 keys of their own must go where
-# chash_lookup sends them: a third row, "..., exported".
+# chash_lookup sends them: a third row, "..., exported".  Envoy's cluster
+# (hosts at 127.N.x.y:21211 with a hash_key where the names are no ip:port
+# of their own, down ones UNHEALTHY) is read by envoy_reference.py, and
+# Elasticsearch's index settings with their shards' nodes by es_routing.py.
 #
 # Besides the generated keys, every configuration gets keys that land
 # exactly on points (the names its client hashes for its points, such as
@@ -170,7 +173,13 @@ export_wanted() {
 		"dalli|1 server" | "dalli|100 mixed weights" | "dalli|tie (the later server wins)" | \
 		"pymemcache|1 server" | "pymemcache|10 servers" | "pymemcache|10 UTF-8 names" | \
 		"spymemcached|1 server" | "spymemcached|10 servers, other ports" | "spymemcached|1000 equal" | \
-		"groupcache|1 peer" | "groupcache|10 UTF-8 names" | "groupcache|10 peers, 160 replicas")
+		"groupcache|1 peer" | "groupcache|10 UTF-8 names" | "groupcache|10 peers, 160 replicas" | \
+		"envoy|ring_hash, 1 host" | "envoy|ring_hash, 10 mixed weights" | "envoy|ring_hash, 1000 equal" | \
+		"envoy|ring_hash, 10 UTF-8 names" | "envoy|ring_hash, minimum_ring_size 100000" | \
+		"envoy|maglev, 10 mixed weights" | "envoy|maglev, 1000 equal" | "envoy|maglev, 10 UTF-8 names" | \
+		"envoy|maglev, table_size 655373" | \
+		"elasticsearch|1 shard (1024 routing shards)" | "elasticsearch|3 shards (768)" | \
+		"elasticsearch|6 shards split from 3 (768)" | "elasticsearch|10 shards of an index before 7.0 (10)")
 		return 0 ;;
 	esac
 	return 1
@@ -178,7 +187,7 @@ export_wanted() {
 # how many of each server's configurations that is: a label changed in the
 # table below without the list above would drop its export unseen
 declare -A export_count=([nginx]=4 [haproxy]=4 [twemproxy]=5 [libmemcached]=3 [uhashring]=3
-	[node]=3 [dalli]=3 [pymemcache]=3 [spymemcached]=3 [groupcache]=3)
+	[node]=3 [dalli]=3 [pymemcache]=3 [spymemcached]=3 [groupcache]=3 [envoy]=9 [elasticsearch]=4)
 libraries=()
 for c in "${clients[@]}"; do
 	[[ $servers == *" $c "* ]] || libraries+=("$c")
@@ -997,6 +1006,13 @@ run_config() {
 			twemproxy)
 				opts+=(-v export_options="{\"listen\": \"127.$((10 + i % 240)).255.254:22121\"}"
 					-v export_down=false -v export_net=$((10 + i % 240))) ;;
+			# Envoy's hosts are at ip:port: names of that form are their
+			# own addresses (no hash_key), the others get one (hash_key)
+			envoy)
+				opts+=(-v export_options='{"name": "compat"}' -v export_down=true)
+				grep -Eq '^[0-9.]+:[0-9]+'$'\t' servers.tsv || opts+=(-v export_net=$((10 + i % 240))) ;;
+			# an index has no shard that is down
+			elasticsearch) opts+=(-v export_options='{}' -v export_down=false) ;;
 			# the memcached clients' server lists: no option, nothing down
 			*) opts+=(-v export_options='{}' -v export_down=false) ;;
 			esac
@@ -1042,6 +1058,8 @@ run_config() {
 		nginx) ecmd=("$py" "$compat/nginx_routes.py" --config "$dir/export.conf") ;;
 		haproxy) ecmd=("$py" "$compat/haproxy_routes.py" --config "$dir/export.conf") ;;
 		twemproxy) ecmd=("$py" "$compat/twemproxy_routes.py" --config "$dir/export.conf") ;;
+		envoy) ecmd=("$py" "$compat/envoy_reference.py" --config "$dir/export.conf") ;;
+		elasticsearch) ecmd=("$py" "$compat/es_routing.py" --config "$dir/export.conf") ;;
 		pymemcache) ecmd=("$py" "$compat/pymemcache_routes.py" --jobs "$jobs" --config "$dir/export.conf") ;;
 		*)
 			# the client's own program, its servers read from the export

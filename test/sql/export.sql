@@ -299,6 +299,154 @@ SELECT chash_export('ex_c_dalli');
 SELECT chash_export('ex_c_spymemcached');
 SELECT chash_export('ex_c_pymemcache');
 SELECT chash_export('ex_c_hashring');
+-- Envoy: a ring_hash cluster, hosts in order, a down node UNHEALTHY, names
+-- that are not the address as Envoy prints it as hash_key
+SELECT chash_ring_create('ex_env1', profile => 'envoy_ring_hash', vnodes => 4096);
+SELECT chash_node_add('ex_env1', '10.0.0.1:8080');
+SELECT chash_node_add('ex_env1', 'web "b"', weight => 3, address => '10.0.0.2:8080');
+SELECT chash_node_add('ex_env1', 'ipv6', address => '[2001:db8::7]:8080');
+SELECT chash_node_add('ex_env1', '[2001:db8::8]:8080', weight => 2);
+SELECT chash_node_set('ex_env1', '10.0.0.1:8080', state => 'down');
+SELECT chash_export('ex_env1');
+-- maglev, the name option; the format is the ring's profile's system
+SELECT chash_ring_create('ex_env2', profile => 'envoy_maglev', table_size => 655373);
+SELECT chash_node_add('ex_env2', 'cache-' || i, weight => i, address => '10.1.0.' || i || ':11211')
+FROM generate_series(1, 3) AS i;
+SELECT chash_export('ex_env2', 'envoy', '{"name": "cache"}');
+SELECT chash_export('ex_env2', 'envoy_maglev');
+-- what Envoy cannot express: a setting of another profile, weights that
+-- are not integers or sum past 2^32-1, addresses that are no ip:port, two
+-- hosts at one address, no healthy host, two nodes at one place in the
+-- ring_hash order, a table_size past Envoy's, a bad cluster name
+SELECT chash_ring_create('ex_env3', algorithm => 'envoy_ring_hash', hash => 'xxh64', key_hash => 'xxh3_64', vnode_name => '{node}_{i}');
+SELECT chash_node_add('ex_env3', '10.0.0.1:80');
+SELECT chash_export('ex_env3', 'envoy');
+SELECT chash_ring_create('ex_env4', algorithm => 'envoy_ring_hash', hash => 'xxh64', vnode_name => '{node}-{i}');
+SELECT chash_node_add('ex_env4', '10.0.0.1:80');
+SELECT chash_export('ex_env4');
+SELECT chash_export('ex_env4', 'envoy');
+SELECT chash_export('ex_hp1', 'envoy');
+SELECT chash_node_set('ex_env2', 'cache-1', weight => 1.5);
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-1', weight => 4294967295);
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-1', weight => 1);
+SELECT chash_node_set('ex_env2', 'cache-2', address => 'cache-2.example.net:11211');
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-2', address => '10.1.0.256:11211');
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-2', address => '10.1.0.02:11211');
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-2', address => '10.1.0.2:0');
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-2', address => '10.1.0.2');
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-2', address => '[2001:db8::g]:11211');
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-2', address => '10.1.0.3:11211');
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-2', address => '10.1.0.2:11211');
+SELECT chash_node_add('ex_env2', 'no-address');
+SELECT chash_export('ex_env2');
+SELECT chash_node_remove('ex_env2', 'no-address');
+SELECT chash_node_set('ex_env2', 'cache-' || i, state => 'down') FROM generate_series(1, 3) AS i;
+SELECT chash_export('ex_env2');
+SELECT chash_node_set('ex_env2', 'cache-' || i, state => 'active') FROM generate_series(1, 3) AS i;
+UPDATE chash.node_config SET ordinal = 7 WHERE ring = 'ex_env1' AND node IN ('ipv6', 'web "b"');
+SELECT chash_export('ex_env1');
+SELECT chash_ring_create('ex_env5', profile => 'envoy_maglev', table_size => 5000077);
+SELECT chash_node_add('ex_env5', '10.0.0.1:80');
+SELECT chash_export('ex_env5');
+SELECT chash_export('ex_env2', NULL, '{"name": "a b"}');
+SELECT chash_export('ex_env2', NULL, '{"key": "x"}');
+SELECT chash_ring_create('ex_env ring', profile => 'envoy_maglev');
+SELECT chash_node_add('ex_env ring', '10.0.0.1:80');
+SELECT chash_export('ex_env ring');
+
+-- Elasticsearch: the index's settings and its shards' nodes; the routing
+-- shards of the ring's table_size, else Elasticsearch's default for that
+-- many shards (3: 768)
+SELECT chash_ring_create('ex_es1', profile => 'elasticsearch');
+SELECT chash_node_add('ex_es1', 'shard-' || i) FROM generate_series(0, 2) AS i;
+SELECT chash_export('ex_es1');
+SELECT chash_ring_create('ex_es2', profile => 'elasticsearch', table_size => 10);
+-- (an index's shards at once: the routing shards are a multiple of their number)
+INSERT INTO chash.node_config (ring, node) SELECT 'ex_es2', 'node ' || i FROM generate_series(1, 10) AS i ORDER BY i;
+SELECT chash_export('ex_es2')::jsonb #> '{settings,index}' AS settings,
+	   chash_export('ex_es2')::jsonb #> '{mappings,_meta,chash_shards}' AS shards;
+-- the shards are the nodes in ordinal order: each key's shard by the
+-- exported settings (floorMod(h, R) / (R / N), h the key's es_murmur3 as a
+-- signed int) is the node chash_lookup gives
+SELECT count(*) AS keys,
+	   count(*) FILTER (WHERE chash_lookup('ex_es2', k) IS DISTINCT FROM
+		   (e.body #>> ARRAY['mappings', '_meta', 'chash_shards',
+			   ((((chash_hash('es_murmur3', k)::bigint + 2147483648) % 4294967296 - 2147483648)
+				 % (e.body #>> '{settings,index,number_of_routing_shards}')::bigint
+				 + (e.body #>> '{settings,index,number_of_routing_shards}')::bigint)
+				% (e.body #>> '{settings,index,number_of_routing_shards}')::bigint
+				/ ((e.body #>> '{settings,index,number_of_routing_shards}')::bigint
+				   / (e.body #>> '{settings,index,number_of_shards}')::bigint))::text])) AS differing
+FROM (SELECT chash_export('ex_es2')::jsonb AS body) e, generate_series(1, 20000) AS g(i), LATERAL (SELECT 'doc-' || g.i AS k) x;
+-- what an index cannot express (weights the ring itself refuses): a shard
+-- down, two nodes at one place in the order, a setting of another profile
+SELECT chash_node_set('ex_es1', 'shard-1', state => 'down');
+SELECT chash_export('ex_es1');
+SELECT chash_node_set('ex_es1', 'shard-1', state => 'active');
+UPDATE chash.node_config SET ordinal = 1 WHERE ring = 'ex_es1';
+SELECT chash_export('ex_es1');
+SELECT chash_export('ex_env2', 'elasticsearch');
+SELECT chash_export('ex_es1', 'cassandra');
+SELECT chash_export('ex_es1', 'elasticsearch', '{"name": "x"}');
+
+-- Cassandra: each node's num_tokens and initial_token, its rack where the
+-- ring has zones; read back as nodetool ring shows the cluster, the ring
+-- is the same: its nodes, tokens, racks and the owner of 100,000 keys
+SELECT chash_ring_create('ex_ca1', profile => 'cassandra');
+SELECT chash_node_add('ex_ca1', '10.0.0.1', tokens => ARRAY[-9000000000000000000, 3], zone => 'rack1');
+SELECT chash_node_add('ex_ca1', '10.0.0.2', tokens => ARRAY[-5], zone => 'rack2');
+SELECT chash_node_add('ex_ca1', 'named', address => '10.0.0.3', tokens => ARRAY[42, 9223372036854775807]);
+SELECT chash_export('ex_ca1');
+SELECT chash_ring_create('ex_ca2', profile => 'cassandra');
+SELECT chash_node_add('ex_ca2', '10.0.1.' || i, zone => 'r' || i % 3,
+	   tokens => (SELECT array_agg(chash_hash('cassandra_murmur3', 'tok ' || i || ' ' || j)) FROM generate_series(1, 16) AS j))
+FROM generate_series(1, 12) AS i;
+CREATE FUNCTION pg_temp.nodetool_ring(conf text) RETURNS text LANGUAGE sql AS $$
+SELECT E'Datacenter: dc1\n==========\nAddress  Rack  Status State   Load  Owns  Token\n'
+	   || string_agg(format(E'%s  %s  Up  Normal  1 KiB  ?  %s\n', n.node, coalesce(n.rack, 'rack1'), t), '' ORDER BY t)
+FROM (SELECT substring(b FROM '# node: ([^\n]*)') AS node, substring(b FROM '# rack: ([^\n]*)') AS rack,
+			 string_to_array(substring(b FROM 'initial_token: ([^\n]*)'), ',')::bigint[] AS tokens,
+			 substring(b FROM 'num_tokens: ([0-9]+)')::integer AS num_tokens
+	  FROM regexp_split_to_table(conf, E'\n(?=# node: )') AS b WHERE b ~ '^# node: ') n,
+	 unnest(n.tokens) AS t
+WHERE n.num_tokens = cardinality(n.tokens)
+$$;
+SELECT chash_ring_create('ex_ca2_back', profile => 'cassandra');
+SELECT chash_ring_import('ex_ca2_back', 'nodetool_ring', pg_temp.nodetool_ring(chash_export('ex_ca2'))) AS imported;
+SELECT count(*) AS nodes, count(*) FILTER (WHERE b.node IS NULL OR b.zone IS DISTINCT FROM a.zone
+									  OR (SELECT array_agg(t ORDER BY t) FROM unnest(a.tokens) t)
+										 IS DISTINCT FROM (SELECT array_agg(t ORDER BY t) FROM unnest(b.tokens) t)) AS differing
+FROM chash.node_config a LEFT JOIN chash.node_config b ON b.ring = 'ex_ca2_back' AND b.node = a.node
+WHERE a.ring = 'ex_ca2';
+SELECT count(*) AS keys, count(DISTINCT chash_lookup('ex_ca2', 'key ' || i)) AS owners,
+	   count(*) FILTER (WHERE chash_lookup('ex_ca2', 'key ' || i) IS DISTINCT FROM chash_lookup('ex_ca2_back', 'key ' || i)) AS differing
+FROM generate_series(1, 100000) AS i;
+-- what cassandra.yaml cannot express: a node down (it would own its
+-- ranges still), a token twice, more than 1536 tokens, a setting of
+-- another profile, a control character, an option
+SELECT chash_node_set('ex_ca1', '10.0.0.2', state => 'down');
+SELECT chash_export('ex_ca1');
+SELECT chash_node_set('ex_ca1', '10.0.0.2', state => 'active', tokens => ARRAY[3]);
+SELECT chash_export('ex_ca1');
+SELECT chash_node_set('ex_ca1', '10.0.0.2', tokens => (SELECT array_agg(i) FROM generate_series(1000, 2536) AS i));
+SELECT chash_export('ex_ca1');
+SELECT chash_node_set('ex_ca1', '10.0.0.2', tokens => ARRAY[-5], zone => E'rack\n2');
+SELECT chash_export('ex_ca1');
+SELECT chash_ring_create('ex_ca3', algorithm => 'tokens', key_hash => 'cassandra_murmur3', lookup => 'predecessor');
+SELECT chash_node_add('ex_ca3', '10.0.0.1', tokens => ARRAY[1]);
+SELECT chash_export('ex_ca3', 'cassandra');
+SELECT chash_export('ex_ca2', 'cassandra', '{"name": "x"}');
+SELECT chash_ring_create('ex_ca4', profile => 'cassandra');
+SELECT chash_export('ex_ca4');
 \set VERBOSITY terse
 
 SELECT count(chash_ring_drop(ring)) AS dropped FROM chash.ring_config WHERE ring LIKE 'ex\_%';
