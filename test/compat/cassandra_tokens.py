@@ -6,6 +6,7 @@ driver (the Debian package python3-cassandra) computes them.
     /usr/bin/python3 cassandra_tokens.py [--type ...] --ring RING KEYS > OWNERS
     /usr/bin/python3 cassandra_tokens.py [--type ...] --ring RING --replicas N KEYS
     /usr/bin/python3 cassandra_tokens.py [--type ...] --ring RING --nts DC:N[,DC:N...] KEYS
+    /usr/bin/python3 cassandra_tokens.py [--type ...] --config TOKENS [--replicas N | --nts ...] KEYS
 
 KEYS has one key a line (UTF-8; an empty line is the empty key).  Each line
 is serialised the way CQL serialises a partition key value of type T before
@@ -39,7 +40,13 @@ A "Datacenter: NAME" line starts a data centre; a token line is one whose
 fields (split on white space) number at least 7, whose first field is not
 "Address" and whose last field is an integer: its first field is the address,
 its second the rack, its last the token (Load may hold a space, "1.02 MiB").
-Every other line is ignored.  The driver's own Metadata, Host, TokenMap and
+Every other line is ignored.
+
+With --config, the ring is one data centre, "dc1", read from what
+chash_export(ring, 'cassandra') writes: per node a "# node: NAME" line, an
+optional "# rack: RACK" (else rack1) and "# address: ..." line, then its
+cassandra.yaml lines "num_tokens: N" and "initial_token: T1,T2,..." (N of
+them); the node is named NAME.  The driver's own Metadata, Host, TokenMap and
 replication strategy classes are fed this ring, with no server, and
 Metadata.get_replicas(keyspace, routing_key) answers, as the driver's
 TokenAwarePolicy asks it.  OWNERS gets the owner of each key (the node of the
@@ -146,6 +153,43 @@ def parse_ring(path):
     return entries
 
 
+def parse_config(path):
+    """[(node, "dc1", rack, token)] from chash_export's cassandra lines."""
+    entries, nodes, node = [], set(), None
+
+    def close(node):
+        if node is None:
+            return
+        name, rack, num, tokens = node
+        if num is None or tokens is None or num != len(tokens):
+            sys.exit(f"{PROG}: {path}: node {name!r}: num_tokens {num} for "
+                     f"{None if tokens is None else len(tokens)} initial tokens")
+        entries.extend((name, "dc1", rack or "rack1", t) for t in tokens)
+
+    for line in read_lines(path):
+        if line.startswith("# node: "):
+            close(node)
+            name = line[len("# node: "):]
+            if name in nodes:
+                sys.exit(f"{PROG}: {path}: node {name!r} twice")
+            nodes.add(name)
+            node = [name, None, None, None]
+        elif node is not None and line.startswith("# rack: "):
+            node[1] = line[len("# rack: "):]
+        elif node is not None and line.startswith("num_tokens: "):
+            node[2] = int(line[len("num_tokens: "):])
+        elif node is not None and line.startswith("initial_token: "):
+            node[3] = [int(t) for t in line[len("initial_token: "):].split(",")]
+            if any(not MIN_LONG <= t <= MAX_LONG for t in node[3]):
+                sys.exit(f"{PROG}: {path}: token out of range: {line!r}")
+        elif line.strip() and not line.startswith("#"):
+            sys.exit(f"{PROG}: {path}: unexpected line {line!r}")
+    close(node)
+    if not entries:
+        sys.exit(f"{PROG}: no tokens in {path}")
+    return entries
+
+
 def build_metadata(entries, strategy, options):
     """The driver's Metadata with the ring and one keyspace, no server."""
     hosts, tokens, seen = {}, {}, set()
@@ -187,6 +231,7 @@ def parse_args(argv):
     g.add_argument("--type", choices=sorted(TYPES), default="text")
     g.add_argument("--composite", metavar="TYPE,TYPE,...")
     p.add_argument("--ring", metavar="RING_FILE")
+    p.add_argument("--config", metavar="EXPORTED_TOKENS")
     r = p.add_mutually_exclusive_group()
     r.add_argument("--replicas", type=int, metavar="N")
     r.add_argument("--nts", action="append", metavar="DC:N")
@@ -200,8 +245,10 @@ def parse_args(argv):
                      f"{','.join(sorted(TYPES))}")
     else:
         args.types = [args.type]
-    if (args.replicas is not None or args.nts) and not args.ring:
-        sys.exit(f"{PROG}: --replicas and --nts need --ring")
+    if args.ring and args.config:
+        sys.exit(f"{PROG}: give --ring or --config, not both")
+    if (args.replicas is not None or args.nts) and not (args.ring or args.config):
+        sys.exit(f"{PROG}: --replicas and --nts need --ring or --config")
     if args.replicas is not None and args.replicas < 1:
         sys.exit(f"{PROG}: --replicas must be >= 1")
     return args
@@ -213,15 +260,15 @@ def main(argv):
     if cassandra.metadata.murmur3 is None:
         sys.exit(f"{PROG}: the driver has no murmur3")
     out = []
-    if not args.ring:
+    if not args.ring and not args.config:
         out = [f"{token(k)}\n" for k in keys]
     else:
+        entries = parse_config(args.config) if args.config else parse_ring(args.ring)
         if args.nts:
-            metadata = build_metadata(parse_ring(args.ring), "NetworkTopologyStrategy",
-                                      parse_nts(args.nts))
+            metadata = build_metadata(entries, "NetworkTopologyStrategy", parse_nts(args.nts))
         else:
             rf = args.replicas or 1
-            metadata = build_metadata(parse_ring(args.ring), "SimpleStrategy",
+            metadata = build_metadata(entries, "SimpleStrategy",
                                       {"replication_factor": str(rf)})
         for k in keys:
             token(k)  # the C/pure-Python check

@@ -26,6 +26,10 @@
 #   nts       chash_lookup_n(ring, key, n, true), racks as zones, against
 #             NetworkTopologyStrategy's replicas in that data centre (one
 #             ring a data centre)
+# And the other way: chash_export(ring, 'cassandra') of four of those data
+# centres' rings, its initial_token lines given to the driver as the
+# cluster, must give each of 100,000 keys of their own (CHASH_COMPAT_EXPORT_KEYS)
+# chash_lookup's owner.
 # Any difference, or any step that fails, fails the suite.
 #
 # Environment:
@@ -41,6 +45,7 @@ bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 export PGCLIENTENCODING=UTF8
 py=/usr/bin/python3
 nkeys=${CHASH_COMPAT_KEYS:-20000}
+export_keys=${CHASH_COMPAT_EXPORT_KEYS:-100000}
 db=chash_compat_cassandra_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-compat-cassandra.XXXXXX")
 
@@ -284,8 +289,41 @@ check_case default dc1:12:256:3:3 6
 check_case hundred dc1:100:16:5:3 7
 check_case thousand dc1:1000:4:10:3 8
 
+# chash_export the other way: the cassandra.yaml tokens chash_export
+# writes for a data centre's ring, given to the driver as the cluster
+# (cassandra_tokens.py --config); the owner of each of 100,000 text keys of
+# their own must be chash_lookup's
+$py "$compat/keys.py" "$export_keys" 20261207 >"$work/export_keys.txt"
+exported=0
+export_case() {
+	local ring=$1 dir=$work/export_$1 out keys differing nodes
+	mkdir -p "$dir"
+	psql_db -At -c "SELECT chash_export('$ring')" >"$dir/tokens.conf"
+	$py "$compat/cassandra_tokens.py" --config "$dir/tokens.conf" "$work/export_keys.txt" >"$dir/owners.txt"
+	paste "$work/export_keys.txt" "$dir/owners.txt" | sed 's/\\/\\\\/g' >"$dir/owners.copy"
+	out=$(cd "$dir" && psql_db -At -F ' ' -v ring="$ring" <<'SQL'
+CREATE TEMP TABLE o (key text, owner text);
+\copy o FROM 'owners.copy'
+SELECT count(*), count(*) FILTER (WHERE chash_lookup(:'ring', chash_cql_key(key)) IS DISTINCT FROM owner),
+	   (SELECT count(*) FROM chash.node_config WHERE ring = :'ring')
+FROM o;
+SQL
+	)
+	read -r keys differing nodes <<<"$out"
+	printf '  %-14s exported: %6s keys %5s nodes, the driver on chash_export'"'"'s tokens: differing owner %s\n' \
+		"$ring" "$keys" "$nodes" "$differing"
+	if [ "$keys" != "$export_keys" ] || [ "$differing" != 0 ]; then
+		failed=$((failed + 1))
+	fi
+	exported=$((exported + 1))
+}
+export_case racks_dc1
+export_case two_dcs_dc2
+export_case default_dc1
+export_case thousand_dc1
+
 if [ "$failed" != 0 ]; then
 	echo "compat_cassandra: $failed configuration(s) differ" >&2
 	exit 1
 fi
-echo "compat_cassandra: 8 configurations, $total_keys keys, 0 differing"
+echo "compat_cassandra: 8 configurations, $total_keys keys, 0 differing; $exported exported, $export_keys keys each, 0 differing"

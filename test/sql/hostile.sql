@@ -84,6 +84,9 @@ INSERT INTO hostile_samples VALUES
 	('format', NULL, '''redis_cli''', 'chash_export_plan'),
 	('from_ring', NULL, '''hostile_rc''', 'chash.export_plan_nodes'),
 	('to_ring', NULL, '''hostile_rc_next''', 'chash.export_plan_nodes'),
+	('profile', NULL, '''nginx''', 'chash.export_check_system'),
+	('settings', NULL, 'ARRAY[''algorithm'', ''hash'']', 'chash.export_check_system'),
+	('wants', NULL, 'ARRAY[''nginx'', NULL]', 'chash.export_check_system'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
 	('input', NULL, 'E''Datacenter: dc1\nAddress Rack Status State Load Owns Token\n10.0.1.1 r1 Up Normal 1 KiB ? -9000\n''',
 	 'chash.import_nodetool_ring');
