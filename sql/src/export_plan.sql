@@ -42,7 +42,8 @@ DECLARE
 	profile text;
 	known CONSTANT jsonb := '{"redis_cluster": [], "redis_cli": [], "nginx": null, "haproxy": null,
 							 "twemproxy": null, "libmemcached": null, "dalli": null, "spymemcached": null,
-							 "pymemcache": null, "uhashring": null, "hashring": null, "groupcache": null}';
+							 "pymemcache": null, "uhashring": null, "hashring": null, "groupcache": null,
+							 "envoy": null}';
 	bad record;
 	r text;
 	n record;
@@ -76,7 +77,7 @@ BEGIN
 			MESSAGE = format('unknown plan format "%s"', chash.message_name(format)),
 			DETAIL = CASE WHEN format = profile THEN format('It is the profile of ring "%s".', chash.message_name(to_ring))
 						  ELSE 'It is not one chash_export_plan has.' END,
-			HINT = 'The formats are "redis_cluster" (the commands per master), "redis_cli" (a bash script over redis-cli), and those of chash_export of a system that loads a whole configuration: "nginx", "haproxy", "twemproxy", "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache" (the new configuration, then what moves).';
+			HINT = 'The formats are "redis_cluster" (the commands per master), "redis_cli" (a bash script over redis-cli), and those of chash_export of a system that loads a whole configuration: "nginx", "haproxy", "twemproxy", "envoy", "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache" (the new configuration, then what moves).';
 	END IF;
 	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',

@@ -1,6 +1,6 @@
 /*
  * chash_export_plan for the systems that load a whole configuration (nginx,
- * HAProxy's full backend, twemproxy, the memcached clients): the step is
+ * HAProxy's full backend, twemproxy, Envoy, the memcached clients): the step is
  * the new configuration, loaded as the system loads any (a reload, a
  * restart, a new client), which is safe to do again; then which part of
  * the keys changes server, and, given a relation of keys, which keys, so
