@@ -35,7 +35,7 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c)))
 CHASH_SQL_FIRST = sql/src/checks.sql
 CHASH_SQL_SOURCES = $(addprefix sql/src/,common.sql catalog_triggers.sql hashing.sql \
 	rings.sql routing.sql introspection.sql planning.sql reports.sql load.sql rebalance.sql rebalance_copies.sql tokens.sql pictures.sql \
-	imports.sql export.sql export_clients.sql export_systems.sql export_plan.sql export_plan_config.sql migration.sql online_moves.sql views.sql grants.sql)
+	imports.sql export.sql export_clients.sql export_systems.sql export_plan.sql export_plan_config.sql export_plan_cassandra.sql migration.sql online_moves.sql views.sql grants.sql)
 CHASH_SQL_INSTALL = sql/src/schema.sql $(CHASH_SQL_FIRST) sql/src/catalog.sql $(CHASH_SQL_SOURCES)
 CHASH_SQL_PART := $(wildcard sql/updates/*--$(CHASH_VERSION).sql)
 CHASH_SQL_PREVIOUS := $(patsubst sql/updates/%--$(CHASH_VERSION).sql,%,$(CHASH_SQL_PART))

@@ -43,7 +43,7 @@ DECLARE
 	known CONSTANT jsonb := '{"redis_cluster": [], "redis_cli": [], "nginx": null, "haproxy": null,
 							 "twemproxy": null, "libmemcached": null, "dalli": null, "spymemcached": null,
 							 "pymemcache": null, "uhashring": null, "hashring": null, "groupcache": null,
-							 "envoy": null}';
+							 "envoy": null, "cassandra": []}';
 	bad record;
 	r text;
 	n record;
@@ -77,7 +77,7 @@ BEGIN
 			MESSAGE = format('unknown plan format "%s"', chash.message_name(format)),
 			DETAIL = CASE WHEN format = profile THEN format('It is the profile of ring "%s".', chash.message_name(to_ring))
 						  ELSE 'It is not one chash_export_plan has.' END,
-			HINT = 'The formats are "redis_cluster" (the commands per master), "redis_cli" (a bash script over redis-cli), and those of chash_export of a system that loads a whole configuration: "nginx", "haproxy", "twemproxy", "envoy", "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache" (the new configuration, then what moves).';
+			HINT = 'The formats are "redis_cluster" (the commands per master), "redis_cli" (a bash script over redis-cli), and those of chash_export of a system that loads a whole configuration: "nginx", "haproxy", "twemproxy", "envoy", "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache" (the new configuration, then what moves), and "cassandra" (nodes joining, moving and leaving, one at a time).';
 	END IF;
 	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
@@ -95,6 +95,10 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 			MESSAGE = format('unknown option "%s" of format "%s"', chash.message_name(bad.k), format),
 			HINT = format('Format "%s" has no options.', format);
+	END IF;
+	IF format = 'cassandra' THEN
+		RETURN QUERY SELECT * FROM chash.export_plan_cassandra(from_ring, to_ring, options);
+		RETURN;
 	END IF;
 	cli := format = 'redis_cli';
 	-- both rings: the slots of a Redis cluster, every one with a master

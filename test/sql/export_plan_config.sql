@@ -54,5 +54,47 @@ SELECT * FROM chash_export_plan('epc_a', 'epc_b', 'nginx', '{"relation": "public
 SELECT * FROM chash_export_plan('epc_a', 'epc_b', 'nginx', '{"listen": "127.0.0.1:1"}');
 \set VERBOSITY terse
 
+-- Cassandra: nodes join (their initial_token lines), nodes of one token
+-- move, nodes leave, one at a time in that order; carried out on the
+-- token map of from_ring, the steps give to_ring's
+SELECT chash_ring_create('epc_ca', profile => 'cassandra');
+SELECT chash_node_add('epc_ca', '10.0.2.' || i, tokens => ARRAY[(i * 3 - 10)::bigint * 1000000000000000000])
+FROM generate_series(1, 6) i;
+SELECT chash_ring_copy('epc_ca', 'epc_cb');
+SELECT chash_node_set('epc_cb', '10.0.2.2', tokens => ARRAY[-2500000000000000000]);
+SELECT chash_node_set('epc_cb', '10.0.2.5', tokens => ARRAY[6500000000000000000]);
+SELECT chash_node_add('epc_cb', 'new-1', address => '10.0.2.7',
+					  tokens => ARRAY[-8000000000000000000, -100, 100, 7500000000000000000]);
+SELECT chash_node_remove('epc_cb', '10.0.2.4');
+SELECT * FROM chash_export_plan('epc_ca', 'epc_cb', 'cassandra');
+WITH plan AS (SELECT * FROM chash_export_plan('epc_ca', 'epc_cb', 'cassandra')),
+	 joined AS (SELECT p.target AS address, t::bigint AS token FROM plan p,
+					   unnest(string_to_array(substring(p.command FROM 'initial_token: ([-0-9,]+)'), ',')) t
+				WHERE p.command LIKE '# join:%'),
+	 moved AS (SELECT p.target AS address, substring(p.command FROM 'move -- (-?[0-9]+)$')::bigint AS token
+			   FROM plan p WHERE p.command LIKE '# move:%'),
+	 left_ AS (SELECT p.target AS address FROM plan p WHERE p.command LIKE '# leave:%'),
+	 after AS (SELECT coalesce(c.address, c.node) AS address, coalesce(m.token, t) AS token
+			   FROM chash.node_config c CROSS JOIN unnest(c.tokens) t
+			   LEFT JOIN moved m ON m.address = coalesce(c.address, c.node)
+			   WHERE c.ring = 'epc_ca' AND coalesce(c.address, c.node) NOT IN (SELECT address FROM left_)
+			   UNION ALL SELECT address, token FROM joined),
+	 wanted AS (SELECT coalesce(c.address, c.node) AS address, t AS token
+				FROM chash.node_config c CROSS JOIN unnest(c.tokens) t WHERE c.ring = 'epc_cb')
+SELECT (SELECT count(*) FROM wanted) AS tokens,
+	   (SELECT count(*) FROM (SELECT * FROM after EXCEPT SELECT * FROM wanted) x)
+	   + (SELECT count(*) FROM (SELECT * FROM wanted EXCEPT SELECT * FROM after) x) AS differing,
+	   (SELECT array_agg(split_part(command, ':', 1) ORDER BY step) FROM plan) AS kinds;
+\set VERBOSITY default
+SELECT chash_node_set('epc_cb', '10.0.2.1', tokens => ARRAY[1, 2]);
+SELECT * FROM chash_export_plan('epc_ca', 'epc_cb', 'cassandra');
+SELECT chash_node_set('epc_cb', '10.0.2.1', tokens => ARRAY[-7000000000000000000]);
+SELECT chash_node_set('epc_cb', 'new-1', address => 'h; rm -rf /');
+SELECT * FROM chash_export_plan('epc_ca', 'epc_cb', 'cassandra');
+SELECT chash_node_set('epc_cb', 'new-1', address => '10.0.2.7', state => 'down');
+SELECT * FROM chash_export_plan('epc_ca', 'epc_cb', 'cassandra');
+SELECT * FROM chash_export_plan('epc_ca', 'epc_cb', 'cassandra', '{"x": 1}');
+\set VERBOSITY terse
+
 DROP TABLE epc_keys;
 SELECT count(chash_ring_drop(ring)) AS dropped FROM chash.ring_config WHERE ring LIKE 'epc\_%';

@@ -120,7 +120,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('weights', NULL, 'ARRAY[1]::float8[]'), ('ordinals', NULL, 'ARRAY[1]::bigint[]'),
 	('addresses', NULL, 'ARRAY[NULL]::text[]'), ('options', NULL, '''{}''::jsonb'),
 	('key_hashes', NULL, 'ARRAY[''crc32'']'), ('hash_tag_allowed', NULL, 'false'), ('max_weight', NULL, '256'),
-	('free', NULL, '''{}''::text[]'),
+	('free', NULL, '''{}''::text[]'), ('lo', NULL, '1'), ('hi', NULL, '2'),
 	('dflt', NULL, '''d'''), ('what', NULL, '''w'''),
 	('pattern', NULL, '''\S+'''), ('word', NULL, '''"w"'''), ('haproxy', NULL, 'true'),
 	('conn', NULL, '''hostile_conn'''), ('query', NULL, '''SELECT 1'''), ('command', NULL, '''SELECT 1'''),
