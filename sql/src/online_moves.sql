@@ -1013,6 +1013,8 @@ DECLARE
 	suspects jsonb := '{}';
 	d record;
 	copying text;
+	restarts integer := 0;
+	e_message text;
 BEGIN
 	LOOP
 		IF clock_timestamp() - looked >= interval '1 s' THEN
@@ -1029,7 +1031,23 @@ BEGIN
 				replace(chash.move_object(mv.token, '_'), '_', '\_') || '%'));
 		END LOOP;
 		EXIT WHEN copying = '';
-		PERFORM chash.move_check_streams(mv, shards);
+		-- A subscription disabled on an error is enabled again, a second
+		-- later, up to five times a CALL: the errors of a source that
+		-- restarts pass (its old walsender may still hold the table
+		-- copy's slot, which the new copy drops first); one that stays
+		-- is raised.
+		BEGIN
+			PERFORM chash.move_check_streams(mv, shards);
+		EXCEPTION WHEN object_not_in_prerequisite_state THEN
+			GET STACKED DIAGNOSTICS e_message = MESSAGE_TEXT;
+			IF restarts >= 5 OR e_message NOT LIKE '% stopped on an error' THEN
+				RAISE;
+			END IF;
+			restarts := restarts + 1;
+			RAISE NOTICE 'chash move %: %; enabling it again (%/5)', mv.move_id, e_message, restarts;
+			PERFORM pg_sleep(1);
+			PERFORM chash.move_subscribe(mv, shards, false);
+		END;
 		IF clock_timestamp() >= deadline THEN
 			RAISE EXCEPTION USING
 				ERRCODE = 'query_canceled',

@@ -50,7 +50,10 @@
 #      shard3, with writers: a copy left as a destination stopped at its
 #      end leaves it (its table copied, its slot gone, so it can never
 #      catch up), made so by hand on shard1: the next CALL copies that
-#      pair again.
+#      pair again.  (d) users + shard3, a check on shard3 that every copied
+#      row fails: the CALL enables the disabled subscription again five
+#      times, a second apart (a restarting source's errors pass so), then
+#      raises; with the check dropped the same CALL ends the move.
 #
 # At the end every shard is read directly: every key once, on the node
 # users names; every acknowledged insert present, every acknowledged
@@ -417,6 +420,31 @@ else
 fi
 check "3c: the move of users without shard3" "$(step)" none
 stop_writers w3
+
+# --- 3d: an error that stays: the CALL enables the subscription again five
+# times, then says so; put right, the same CALL moves the rows
+coord -c "SELECT chash_ring_drop('users_no3')" \
+	-c "SELECT chash_ring_copy('users', 'users_back')" -c "SELECT chash_node_add('users_back', 'shard3', target => 'shard3')" >/dev/null
+shard 3 -c "ALTER TABLE users ADD CONSTRAINT chash_test_3d CHECK (k < 0) NOT VALID" >/dev/null
+rc=0
+if [ "$(shard 3 -c "SHOW server_version_num")" -ge 150000 ]; then
+	coord -c "CALL chash_move_online('users', 'users_back', 'users', 'k', wait_timeout => '3 min')" >"$tmp/3d.out" 2>&1 || rc=$?
+	want='ERROR:  a subscription of online move [0-9]* on node "shard3" stopped on an error'
+	grep -q 'enabling it again (5/5)' "$tmp/3d.out" || want="(five times enabled again) $want"
+else
+	# before PostgreSQL 15 no subscription is disabled on an error: its
+	# worker tries again until the CALL's wait_timeout
+	coord -c "CALL chash_move_online('users', 'users_back', 'users', 'k', wait_timeout => '10 s')" >"$tmp/3d.out" 2>&1 || rc=$?
+	want='ERROR:  online move [0-9]* timed out copying the moving rows'
+fi
+if [ $rc -ne 0 ] && grep -q "$want" "$tmp/3d.out"; then
+	ok "3d: the CALL stopped on the error that stays: $(grep -m1 ERROR "$tmp/3d.out" | sed 's/^.*ERROR: *//')"
+else
+	fail "3d: the CALL with a check that fails on shard3 (exit status $rc): $(cat "$tmp/3d.out")"
+fi
+shard 3 -c "ALTER TABLE users DROP CONSTRAINT chash_test_3d" >/dev/null
+coord -c "CALL chash_move_online('users', 'users_back', 'users', 'k', wait_timeout => '3 min')" 2>&1 | grep -E 'done|ERROR' | sed 's/^/    /'
+check "3d: the move of users + shard3, put right" "$(step)" none
 
 # --- every shard, read directly
 observe after
