@@ -5,7 +5,10 @@
  * ranges written a-b, node ids as <id of host:port>); format redis_cli
  * gives the same steps as one bash script over redis-cli (its rows in step
  * order, step 0 the functions the others call), each step checking the
- * cluster first and skipping what is done.
+ * cluster first and skipping what is done.  Format haproxy_runtime gives
+ * the HAProxy Runtime API commands that take a running backend from one
+ * ring to the other without a reload.  chash_export_plan checks its
+ * arguments and options, then calls the format's function.
  */
 
 -- The nodes of both rings of a plan, the old first (by ordinal and name),
@@ -26,24 +29,14 @@ $$;
 COMMENT ON FUNCTION chash.export_plan_nodes(text, text) IS
 	'the nodes of the rings of a plan, with their addresses, which ring holds each, and their order';
 
-CREATE OR REPLACE FUNCTION chash_export_plan(from_ring text, to_ring text, format text DEFAULT NULL,
-											 options jsonb DEFAULT '{}')
+-- redis_cluster and redis_cli: a Redis Cluster's resharding, the commands
+-- per master, or (cli) the same steps as one bash script over redis-cli
+CREATE OR REPLACE FUNCTION chash.export_plan_redis(from_ring text, to_ring text, cli boolean)
 	RETURNS TABLE(step integer, target text, command text)
-	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	e_state text;
-	e_message text;
-	e_detail text;
-	e_hint text;
-BEGIN
-DECLARE
-	profile text;
-	known CONSTANT jsonb := '{"redis_cluster": [], "redis_cli": [], "nginx": null, "haproxy": null,
-							 "twemproxy": null, "libmemcached": null, "dalli": null, "spymemcached": null,
-							 "pymemcache": null, "uhashring": null, "hashring": null, "groupcache": null,
-							 "envoy": null, "cassandra": []}';
 	bad record;
 	r text;
 	n record;
@@ -52,55 +45,7 @@ DECLARE
 	seed text;
 	waits text[] := '{}';
 	k integer := 0;
-	cli boolean;
 BEGIN
-	IF from_ring IS NULL OR to_ring IS NULL OR options IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
-			MESSAGE = 'from_ring, to_ring and options must not be null',
-			HINT = 'Leave format out (or NULL) for the profile of to_ring, and options for none.';
-	END IF;
-	FOREACH r IN ARRAY ARRAY[from_ring, to_ring] LOOP
-		IF NOT EXISTS (SELECT FROM chash.ring_config c WHERE c.ring = r) THEN
-			RAISE EXCEPTION USING ERRCODE = 'undefined_object',
-				MESSAGE = format('ring "%s" does not exist', chash.message_name(r));
-		END IF;
-	END LOOP;
-	SELECT c.profile INTO profile FROM chash.ring_config c WHERE c.ring = to_ring;
-	IF format IS NULL AND profile IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('ring "%s" has no profile to take the format from', chash.message_name(to_ring)),
-			HINT = 'Give the format: "redis_cluster", "redis_cli", or the format of chash_export of a system that loads a whole configuration.';
-	END IF;
-	format := coalesce(format, profile);
-	IF NOT known ? format THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('unknown plan format "%s"', chash.message_name(format)),
-			DETAIL = CASE WHEN format = profile THEN format('It is the profile of ring "%s".', chash.message_name(to_ring))
-						  ELSE 'It is not one chash_export_plan has.' END,
-			HINT = 'The formats are "redis_cluster" (the commands per master), "redis_cli" (a bash script over redis-cli), and those of chash_export of a system that loads a whole configuration: "nginx", "haproxy", "twemproxy", "envoy", "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache" (the new configuration, then what moves), and "cassandra" (nodes joining, moving and leaving, one at a time).';
-	END IF;
-	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = 'options must be a JSON object',
-			DETAIL = format('They are %s.', pg_catalog.left(options::text, 100));
-	END IF;
-	IF known -> format = 'null' THEN
-		-- a system that loads a whole configuration: its options are
-		-- chash_export's, and relation and key_column
-		RETURN QUERY SELECT * FROM chash.export_plan_config(from_ring, to_ring, format, options);
-		RETURN;
-	END IF;
-	SELECT opt.k INTO bad FROM pg_catalog.jsonb_object_keys(options) AS opt(k) ORDER BY opt.k LIMIT 1;
-	IF FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
-			MESSAGE = format('unknown option "%s" of format "%s"', chash.message_name(bad.k), format),
-			HINT = format('Format "%s" has no options.', format);
-	END IF;
-	IF format = 'cassandra' THEN
-		RETURN QUERY SELECT * FROM chash.export_plan_cassandra(from_ring, to_ring, options);
-		RETURN;
-	END IF;
-	cli := format = 'redis_cli';
 	-- both rings: the slots of a Redis cluster, every one with a master
 	-- that is up and is at host:port
 	FOREACH r IN ARRAY ARRAY[from_ring, to_ring] LOOP
@@ -390,6 +335,250 @@ $script$
 			RETURN NEXT;
 		END LOOP;
 	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION chash.export_plan_redis(text, text, boolean) IS
+	'chash_export_plan of formats redis_cluster and (cli) redis_cli';
+
+-- An address that HAProxy 2.6 gives a server added at runtime as it is:
+-- an IPv4 or IPv6 address (with or without a port) or a unix socket.
+-- ("add server" never resolves a host name: such a server has none.)
+CREATE OR REPLACE FUNCTION chash.export_plan_haproxy_addable(address text)
+	RETURNS boolean
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT address ~ '^(ipv4@)?[0-9]{1,3}(\.[0-9]{1,3}){3}(:[0-9]{1,5})?$'
+	OR address ~ '^(ipv6@)?(\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)(:[0-9]{1,5})?$'
+	OR address ~ '^(unix@)?/[A-Za-z0-9_./-]+$'
+	OR address ~ '^abns@[A-Za-z0-9_./-]+$'
+$$;
+COMMENT ON FUNCTION chash.export_plan_haproxy_addable(text) IS
+	'an address that HAProxy gives a server added at runtime as it is (an IP address or a unix socket), not a host name it would leave unresolved';
+
+-- The servers of a haproxy_runtime plan, by name, as chash_export writes
+-- them for each ring (ordinal = id, address, weight, down): gone, those
+-- that leave from_ring's backend or are deleted to come back with another
+-- id or address; added, those that come (back); in to_ring's order, those
+-- that leave after them in from_ring's
+CREATE OR REPLACE FUNCTION chash.export_plan_haproxy_servers(from_ring text, to_ring text)
+	RETURNS TABLE(node text, f_ordinal bigint, t_ordinal bigint, t_address text, f_weight integer,
+				  t_weight integer, f_down boolean, t_down boolean, gone boolean, added boolean, k bigint)
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT x.node, x.f_ordinal, x.t_ordinal, x.t_address, x.f_weight, x.t_weight, x.f_down, x.t_down,
+	   x.f_ordinal IS NOT NULL AND (x.t_ordinal IS NULL OR x.changed),
+	   x.t_ordinal IS NOT NULL AND (x.f_ordinal IS NULL OR x.changed),
+	   row_number() OVER (ORDER BY x.t_ordinal IS NULL, x.t_ordinal, x.f_ordinal, x.node)
+FROM (SELECT coalesce(t.node, f.node) AS node, f.ordinal AS f_ordinal, t.ordinal AS t_ordinal,
+			 t.address AS t_address, f.weight::integer AS f_weight, t.weight::integer AS t_weight,
+			 f.down AS f_down, t.down AS t_down,
+			 f.ordinal IS DISTINCT FROM t.ordinal OR f.address IS DISTINCT FROM t.address AS changed
+	  FROM (SELECT c.node, c.ordinal, coalesce(c.address, c.node) AS address, c.weight, c.state = 'down' AS down
+			FROM chash.node_config c WHERE c.ring = from_ring) f
+	  FULL JOIN (SELECT c.node, c.ordinal, coalesce(c.address, c.node) AS address, c.weight, c.state = 'down' AS down
+				 FROM chash.node_config c WHERE c.ring = to_ring) t
+	  USING (node)) x
+$$;
+COMMENT ON FUNCTION chash.export_plan_haproxy_servers(text, text) IS
+	'the servers of a haproxy_runtime plan: their ids, addresses, weights and states in both rings, which are deleted and which added';
+
+-- haproxy_runtime: the HAProxy Runtime API commands (stats socket, level
+-- admin) that take a running backend loaded from chash_export(from_ring,
+-- 'haproxy') to route as to_ring, without a reload.  HAProxy places a
+-- server by its id and weight: a server whose id or address changes is
+-- deleted and added again under its name; one that leaves is put in
+-- maintenance, then deleted; one that comes is added (HAProxy starts it in
+-- maintenance), weights are set, then each server's state.  What the
+-- runtime cannot change (the key hash, a host name for an added server) is
+-- refused.
+CREATE OR REPLACE FUNCTION chash.export_plan_haproxy_runtime(from_ring text, to_ring text, options jsonb)
+	RETURNS TABLE(step integer, target text, command text)
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	backend text;
+	hashes record;
+	bad record;
+	n record;
+	k integer := 0;
+BEGIN
+	IF from_ring = to_ring THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'a plan compares two different rings',
+			DETAIL = format('Both rings are "%s".', chash.message_name(from_ring)),
+			HINT = 'Copy the ring with chash_ring_copy(), change the copy, and compare the two.';
+	END IF;
+	backend := chash.export_option(options, 'backend', from_ring, '^[A-Za-z0-9_.:-]+$',
+								   'a backend name of letters, digits, "_", ".", ":" and "-"');
+	-- both rings as format haproxy writes them: its settings, names,
+	-- weights from 1 to 256, ids (the ordinals), addresses
+	PERFORM chash.export_haproxy(from_ring, pg_catalog.jsonb_build_object('name', backend));
+	PERFORM chash.export_haproxy(to_ring, pg_catalog.jsonb_build_object('name', backend));
+	SELECT coalesce(f.key_hash, f.hash) AS f, coalesce(t.key_hash, t.hash) AS t INTO hashes
+	FROM chash.ring_config f, chash.ring_config t WHERE f.ring = from_ring AND t.ring = to_ring;
+	IF hashes.f <> hashes.t THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('rings "%s" and "%s" have different key hashes, which HAProxy cannot change at runtime',
+							 chash.message_name(from_ring), chash.message_name(to_ring)),
+			DETAIL = format('Ring "%s" hashes keys with "%s", ring "%s" with "%s"; HAProxy reads a backend''s hash-type from its configuration only.',
+							chash.message_name(from_ring), hashes.f, chash.message_name(to_ring), hashes.t),
+			HINT = 'Write the backend of chash_export(to_ring, ''haproxy'') to the configuration and reload HAProxy.';
+	END IF;
+	SELECT p.node, p.t_address INTO bad FROM chash.export_plan_haproxy_servers(from_ring, to_ring) p
+	WHERE p.added AND NOT chash.export_plan_haproxy_addable(p.t_address) ORDER BY p.k LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('node "%s" of ring "%s" has address "%s", which HAProxy cannot give a server added at runtime',
+							 chash.message_name(bad.node), chash.message_name(to_ring), chash.message_name(bad.t_address)),
+			DETAIL = 'HAProxy 2.6 never resolves the host name of a server added with "add server" (its init-addr is none): the address of a server the plan adds is an IP address or a unix socket.',
+			HINT = 'Give the node such an address with chash_node_set(ring, node, address => ''10.0.0.1:80''), or write the backend of chash_export(to_ring, ''haproxy'') to the configuration and reload HAProxy.';
+	END IF;
+	step := 0;
+	target := NULL;
+	command := format(E'# HAProxy Runtime API commands (HAProxy 2.6 or later) that take backend %s,\n'
+					  '# loaded from chash_export(%s, ''haproxy''), to the servers of ring %s without a reload.\n'
+					  '# This row is not a command: send the commands of steps 1 and up, in order, to\n'
+					  '# the stats socket (level admin), as "socat stdio /run/haproxy/admin.sock" reads them.\n'
+					  '# Running them again from step 1 ends in the same backend: "set server" and "del\n'
+					  '# server" of a server already deleted answer "No such server.", "add server" of\n'
+					  '# one already added answers "custom id N already used ... (''server NAME'')", and a\n'
+					  '# server added again for a new id or address is deleted and added once more.\n'
+					  '# "del server" answers "Server still has connections attached to it" while the\n'
+					  '# server in maintenance has connections (idle ones close after pool-purge-delay):\n'
+					  '# send it, and the steps after it, again later.  A reload forgets servers added\n'
+					  '# at runtime: write chash_export(%s, ''haproxy'') to the configuration too.',
+					  backend,
+					  pg_catalog.regexp_replace(pg_catalog.quote_literal(from_ring), '[[:cntrl:]]', '?', 'g'),
+					  pg_catalog.regexp_replace(pg_catalog.quote_literal(to_ring), '[[:cntrl:]]', '?', 'g'),
+					  pg_catalog.regexp_replace(pg_catalog.quote_literal(to_ring), '[[:cntrl:]]', '?', 'g'));
+	RETURN NEXT;
+	-- servers that leave, or come back with another id or address: out of
+	-- the hash (maintenance), then deleted
+	FOR n IN SELECT p.node FROM chash.export_plan_haproxy_servers(from_ring, to_ring) p WHERE p.gone
+			 ORDER BY p.f_ordinal LOOP
+		k := k + 1;
+		step := k;
+		target := backend || '/' || n.node;
+		command := format('set server %s state maint', target);
+		RETURN NEXT;
+		k := k + 1;
+		step := k;
+		command := format('del server %s', target);
+		RETURN NEXT;
+	END LOOP;
+	-- servers that come (back): HAProxy adds them in maintenance
+	FOR n IN SELECT p.node, p.t_address, p.t_ordinal, p.t_weight FROM chash.export_plan_haproxy_servers(from_ring, to_ring) p
+			 WHERE p.added ORDER BY p.k LOOP
+		k := k + 1;
+		step := k;
+		target := backend || '/' || n.node;
+		command := format('add server %s %s id %s weight %s', target, n.t_address, n.t_ordinal, n.t_weight);
+		RETURN NEXT;
+	END LOOP;
+	-- weights of the servers that stay
+	FOR n IN SELECT p.node, p.t_weight FROM chash.export_plan_haproxy_servers(from_ring, to_ring) p
+			 WHERE p.f_ordinal IS NOT NULL AND p.t_ordinal IS NOT NULL AND NOT p.added AND p.f_weight <> p.t_weight
+			 ORDER BY p.k LOOP
+		k := k + 1;
+		step := k;
+		target := backend || '/' || n.node;
+		command := format('set server %s weight %s', target, n.t_weight);
+		RETURN NEXT;
+	END LOOP;
+	-- states: ready for a server that comes up, maint for one that goes down
+	FOR n IN SELECT p.node, p.t_down FROM chash.export_plan_haproxy_servers(from_ring, to_ring) p
+			 WHERE p.t_ordinal IS NOT NULL
+			   AND (NOT p.t_down AND (p.added OR p.f_down) OR p.t_down AND NOT p.added AND NOT p.f_down)
+			 ORDER BY p.k LOOP
+		k := k + 1;
+		step := k;
+		target := backend || '/' || n.node;
+		command := format('set server %s state %s', target, CASE WHEN n.t_down THEN 'maint' ELSE 'ready' END);
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION chash.export_plan_haproxy_runtime(text, text, jsonb) IS
+	'chash_export_plan of format haproxy_runtime';
+
+CREATE OR REPLACE FUNCTION chash_export_plan(from_ring text, to_ring text, format text DEFAULT NULL,
+											 options jsonb DEFAULT '{}')
+	RETURNS TABLE(step integer, target text, command text)
+	LANGUAGE plpgsql STABLE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	e_state text;
+	e_message text;
+	e_detail text;
+	e_hint text;
+BEGIN
+DECLARE
+	profile text;
+	-- (null: a system that loads a whole configuration, whose options are
+	-- chash_export's, and relation and key_column)
+	known CONSTANT jsonb := '{"redis_cluster": [], "redis_cli": [], "haproxy_runtime": ["backend"],
+							 "cassandra": [], "nginx": null, "haproxy": null, "twemproxy": null,
+							 "envoy": null, "libmemcached": null, "dalli": null, "spymemcached": null,
+							 "pymemcache": null, "uhashring": null, "hashring": null, "groupcache": null}';
+	bad record;
+	r text;
+BEGIN
+	IF from_ring IS NULL OR to_ring IS NULL OR options IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'from_ring, to_ring and options must not be null',
+			HINT = 'Leave format out (or NULL) for the profile of to_ring, and options for none.';
+	END IF;
+	FOREACH r IN ARRAY ARRAY[from_ring, to_ring] LOOP
+		IF NOT EXISTS (SELECT FROM chash.ring_config c WHERE c.ring = r) THEN
+			RAISE EXCEPTION USING ERRCODE = 'undefined_object',
+				MESSAGE = format('ring "%s" does not exist', chash.message_name(r));
+		END IF;
+	END LOOP;
+	SELECT c.profile INTO profile FROM chash.ring_config c WHERE c.ring = to_ring;
+	IF format IS NULL AND profile IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" has no profile to take the format from', chash.message_name(to_ring)),
+			HINT = 'Give the format: "redis_cluster", "redis_cli", "haproxy_runtime", "cassandra", or the format of chash_export of a system that loads a whole configuration.';
+	END IF;
+	-- (a ring of profile haproxy: the Runtime API commands)
+	format := coalesce(format, CASE WHEN profile = 'haproxy' THEN 'haproxy_runtime'
+									WHEN profile IN ('envoy_ring_hash', 'envoy_maglev') THEN 'envoy' ELSE profile END);
+	IF NOT known ? format THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown plan format "%s"', chash.message_name(format)),
+			DETAIL = CASE WHEN format = profile THEN format('It is the profile of ring "%s".', chash.message_name(to_ring))
+						  ELSE 'It is not one chash_export_plan has.' END,
+			HINT = 'The formats are "redis_cluster" (the commands per master), "redis_cli" (a bash script over redis-cli), "haproxy_runtime" (HAProxy Runtime API commands), "cassandra" (nodes joining, moving and leaving, one at a time), and those of chash_export of a system that loads a whole configuration: "nginx", "haproxy", "twemproxy", "envoy", "libmemcached", "dalli", "spymemcached", "pymemcache", "uhashring", "hashring" and "groupcache" (the new configuration, then what moves).';
+	END IF;
+	IF pg_catalog.jsonb_typeof(options) <> 'object' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = 'options must be a JSON object',
+			DETAIL = format('They are %s.', pg_catalog.left(options::text, 100));
+	END IF;
+	IF known -> format = 'null' THEN
+		RETURN QUERY SELECT * FROM chash.export_plan_config(from_ring, to_ring, format, options);
+		RETURN;
+	END IF;
+	SELECT opt.k INTO bad FROM pg_catalog.jsonb_object_keys(options) AS opt(k)
+	WHERE NOT (known -> format) ? opt.k ORDER BY opt.k LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('unknown option "%s" of format "%s"', chash.message_name(bad.k), format),
+			HINT = CASE WHEN pg_catalog.jsonb_array_length(known -> format) = 0 THEN format('Format "%s" has no options.', format)
+						ELSE format('The options of format "%s" are %s.', format,
+									(SELECT string_agg('"' || x || '"', ' and ') FROM pg_catalog.jsonb_array_elements_text(known -> format) x)) END;
+	END IF;
+	IF format = 'haproxy_runtime' THEN
+		RETURN QUERY SELECT * FROM chash.export_plan_haproxy_runtime(from_ring, to_ring, options);
+	ELSIF format = 'cassandra' THEN
+		RETURN QUERY SELECT * FROM chash.export_plan_cassandra(from_ring, to_ring, options);
+	ELSE
+		RETURN QUERY SELECT * FROM chash.export_plan_redis(from_ring, to_ring, format = 'redis_cli');
+	END IF;
 END;
 EXCEPTION WHEN OTHERS THEN
 	-- (the caller sees the error, not the helpers and statements it came from)
@@ -399,4 +588,4 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_export_plan(text, text, text, jsonb) IS
-	'the ordered steps, each safe to run again, that take a running system from one ring to another: format redis_cluster (by default for rings of that profile), the commands per master of a Redis Cluster resharding (new masters met, per moving slot range SETSLOT IMPORTING on the destination, MIGRATING on the source, GETKEYSINSLOT/MIGRATE until empty, SETSLOT NODE on every master; masters that leave forgotten), or redis_cli, the same steps as one bash script over redis-cli (rows in step order, step 0 its functions)';
+	'the ordered steps, each safe to run again, that take a running system from one ring to another: format redis_cluster (by default for rings of that profile), the commands per master of a Redis Cluster resharding (new masters met, per moving slot range SETSLOT IMPORTING on the destination, MIGRATING on the source, GETKEYSINSLOT/MIGRATE until empty, SETSLOT NODE on every master; masters that leave forgotten), or redis_cli, the same steps as one bash script over redis-cli (rows in step order, step 0 its functions); format haproxy_runtime (by default for rings of profile haproxy), the HAProxy Runtime API commands that take a backend loaded from chash_export(from_ring, ''haproxy'') to route as to_ring without a reload (step 0 a comment: what a re-run does), option backend (default from_ring); format cassandra (new nodes join with their initial_token, nodes of one token move, nodes that leave are decommissioned, one at a time); and for systems that load a whole configuration (nginx, haproxy, twemproxy, envoy, the memcached clients) the new configuration, what moves per pair of servers and, with options relation and key_column, every key that changes server';

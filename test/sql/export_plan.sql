@@ -96,3 +96,91 @@ SELECT chash_export('rc_a', 'redis_cluster', '{"name": "x"}');
 -- no export or plan changed a ring
 SELECT ring, count(*) FROM chash.node_config WHERE ring LIKE 'rc\_%' GROUP BY ring ORDER BY ring;
 SELECT count(chash_ring_drop(ring)) FROM chash.ring_config WHERE ring LIKE 'rc\_%';
+
+-- haproxy_runtime: the HAProxy Runtime API commands that take a backend
+-- loaded from chash_export(from_ring, 'haproxy') to to_ring without a
+-- reload (export_haproxy.sh sends them to a real HAProxy)
+SELECT chash_ring_create('hp_a', profile => 'haproxy');
+SELECT chash_node_add('hp_a', 'web' || i, i, address => '10.0.1.' || i || ':80') FROM generate_series(1, 4) i;
+UPDATE chash.node_config SET ordinal = substr(node, 4)::bigint WHERE ring = 'hp_a';
+\pset format unaligned
+\pset tuples_only on
+SELECT chash_export('hp_a');
+\pset format aligned
+\pset tuples_only off
+-- weights, a server disabled, one enabled: set server only
+SELECT chash_ring_copy('hp_a', 'hp_w');
+SELECT chash_node_set('hp_w', 'web1', weight => 256);
+SELECT chash_node_set('hp_w', 'web4', weight => 1);
+SELECT chash_node_set('hp_w', 'web2', state => 'down');
+SELECT * FROM chash_export_plan('hp_a', 'hp_w') WHERE step > 0;
+SELECT * FROM chash_export_plan('hp_w', 'hp_a') WHERE step > 0;
+-- step 0 (the format by default for a ring of profile haproxy): not a
+-- command, it says how to send the others and what a re-run does
+SELECT step, target, command FROM chash_export_plan('hp_a', 'hp_w') WHERE step = 0;
+-- a server added (HAProxy adds it in maintenance: then made ready), one
+-- added down (left in maintenance), one removed
+SELECT chash_ring_copy('hp_a', 'hp_grow');
+SELECT chash_node_add('hp_grow', 'web5', 3, address => '10.0.1.5:80');
+SELECT chash_node_add('hp_grow', 'web6', 2, address => 'unix@/run/web6.sock');
+SELECT chash_node_set('hp_grow', 'web6', state => 'down');
+SELECT chash_node_remove('hp_grow', 'web3');
+UPDATE chash.node_config SET ordinal = substr(node, 4)::bigint WHERE ring = 'hp_grow';
+SELECT * FROM chash_export_plan('hp_a', 'hp_grow', 'haproxy_runtime', '{"backend": "app"}') WHERE step > 0;
+-- a new id or a new address: the server deleted and added again
+SELECT chash_ring_copy('hp_a', 'hp_moved');
+UPDATE chash.node_config SET ordinal = 40 WHERE ring = 'hp_moved' AND node = 'web4';
+SELECT chash_node_set('hp_moved', 'web1', address => '[2001:db8::1]:8080');
+SELECT * FROM chash_export_plan('hp_a', 'hp_moved') WHERE step > 0;
+-- nothing to change: step 0 only
+SELECT chash_ring_copy('hp_a', 'hp_same');
+SELECT array_agg(step) FROM chash_export_plan('hp_a', 'hp_same');
+
+-- haproxy_runtime's refusals
+SELECT chash_export_plan('hp_a', 'hp_a', 'haproxy_runtime');
+SELECT chash_export_plan('hp_a', 'hp_w', 'haproxy_runtime', '{"name": "app"}');
+SELECT chash_export_plan('hp_a', 'hp_w', 'haproxy_runtime', '{"backend": 7}');
+SELECT chash_export_plan('hp_a', 'hp_w', 'haproxy_runtime', '{"backend": "my app"}');
+SELECT chash_export_plan('hp_a', 'hp_w', 'redis_cli', '{"backend": "app"}');
+-- a from_ring whose name is no backend name: give the backend
+SELECT chash_ring_copy('hp_a', 'hp a');
+SELECT chash_export_plan('hp a', 'hp_w');
+SELECT count(*) FROM chash_export_plan('hp a', 'hp_w', options => '{"backend": "hp_a"}');
+-- the key hash: HAProxy reads hash-type from its configuration only
+SELECT chash_ring_create('hp_djb2', profile => 'haproxy', key_hash => 'haproxy_djb2');
+SELECT chash_node_add('hp_djb2', 'web1', address => '10.0.1.1:80');
+UPDATE chash.node_config SET ordinal = 1 WHERE ring = 'hp_djb2';
+SELECT chash_export_plan('hp_a', 'hp_djb2');
+-- a ring HAProxy does not place keys as, in either place
+SELECT chash_ring_create('hp_nginx', profile => 'nginx');
+SELECT chash_node_add('hp_nginx', 'web1');
+SELECT chash_export_plan('hp_a', 'hp_nginx', 'haproxy_runtime');
+SELECT chash_export_plan('hp_nginx', 'hp_a');
+-- a name HAProxy does not take, an id two servers share (a weight it
+-- lacks, 0 or past 256, a ring of profile haproxy refuses itself)
+SELECT chash_ring_copy('hp_a', 'hp_bad');
+SELECT chash_node_add('hp_bad', 'web 7', address => '10.0.1.7:80');
+SELECT chash_export_plan('hp_a', 'hp_bad');
+SELECT chash_node_remove('hp_bad', 'web 7');
+UPDATE chash.node_config SET ordinal = 2 WHERE ring = 'hp_bad' AND node = 'web1';
+SELECT chash_export_plan('hp_a', 'hp_bad');
+-- no server left
+SELECT chash_ring_create('hp_empty', profile => 'haproxy');
+SELECT chash_export_plan('hp_a', 'hp_empty');
+-- a server added at a host name (HAProxy 2.6 would leave it unresolved),
+-- by default at its name; a host name that stays is no change
+SELECT chash_ring_copy('hp_a', 'hp_host');
+SELECT chash_node_add('hp_host', 'web5');
+UPDATE chash.node_config SET ordinal = 5 WHERE ring = 'hp_host' AND node = 'web5';
+SELECT chash_export_plan('hp_a', 'hp_host');
+SELECT chash_node_set('hp_host', 'web5', address => 'web5.example.com:80');
+SELECT chash_export_plan('hp_a', 'hp_host');
+SELECT chash_node_set('hp_host', 'web2', address => 'web2.example.com:80');
+SELECT chash_node_remove('hp_host', 'web5');
+SELECT chash_export_plan('hp_a', 'hp_host');
+SELECT chash_ring_copy('hp_host', 'hp_host2');
+SELECT chash_node_set('hp_host2', 'web1', weight => 2);
+SELECT * FROM chash_export_plan('hp_host', 'hp_host2') WHERE step > 0;
+-- no plan changed a ring
+SELECT ring, count(*), sum(weight) FROM chash.node_config WHERE ring LIKE 'hp%' GROUP BY ring ORDER BY ring;
+SELECT count(chash_ring_drop(ring)) FROM chash.ring_config WHERE ring LIKE 'hp%';

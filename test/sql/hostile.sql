@@ -31,6 +31,10 @@ SELECT chash_ring_create('hostile_rc', profile => 'redis_cluster');
 SELECT chash_node_add('hostile_rc', '127.0.0.1:700' || i) FROM generate_series(1, 3) i;
 SELECT chash_ring_copy('hostile_rc', 'hostile_rc_next');
 SELECT chash_node_add('hostile_rc_next', '127.0.0.1:7004');
+SELECT chash_ring_create('hostile_hap', profile => 'haproxy');
+SELECT chash_node_add('hostile_hap', '127.0.0.1:808' || i) FROM generate_series(1, 3) i;
+SELECT chash_ring_copy('hostile_hap', 'hostile_hap_next');
+SELECT chash_node_add('hostile_hap_next', '127.0.0.1:8084');
 SELECT chash_ring_create('hostile_tokens', algorithm => 'tokens');
 SELECT chash_node_add('hostile_tokens', 't' || i, tokens => ARRAY[i * 1000, i * 1000 + 4611686018427387904])
 FROM generate_series(1, 3) i;
@@ -87,6 +91,12 @@ INSERT INTO hostile_samples VALUES
 	('profile', NULL, '''nginx''', 'chash.export_check_system'),
 	('settings', NULL, 'ARRAY[''algorithm'', ''hash'']', 'chash.export_check_system'),
 	('wants', NULL, 'ARRAY[''nginx'', NULL]', 'chash.export_check_system'),
+	('from_ring', NULL, '''hostile_rc''', 'chash.export_plan_redis'),
+	('to_ring', NULL, '''hostile_rc_next''', 'chash.export_plan_redis'),
+	('from_ring', NULL, '''hostile_hap''', 'chash.export_plan_haproxy_runtime'),
+	('to_ring', NULL, '''hostile_hap_next''', 'chash.export_plan_haproxy_runtime'),
+	('from_ring', NULL, '''hostile_hap''', 'chash.export_plan_haproxy_servers'),
+	('to_ring', NULL, '''hostile_hap_next''', 'chash.export_plan_haproxy_servers'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
 	('input', NULL, 'E''Datacenter: dc1\nAddress Rack Status State Load Owns Token\n10.0.1.1 r1 Up Normal 1 KiB ? -9000\n''',
 	 'chash.import_nodetool_ring');
@@ -122,7 +132,7 @@ INSERT INTO hostile_samples (argname, argtype, value) VALUES
 	('key_hashes', NULL, 'ARRAY[''crc32'']'), ('hash_tag_allowed', NULL, 'false'), ('max_weight', NULL, '256'),
 	('free', NULL, '''{}''::text[]'), ('lo', NULL, '1'), ('hi', NULL, '2'),
 	('dflt', NULL, '''d'''), ('what', NULL, '''w'''),
-	('pattern', NULL, '''\S+'''), ('word', NULL, '''"w"'''), ('haproxy', NULL, 'true'),
+	('pattern', NULL, '''\S+'''), ('word', NULL, '''"w"'''), ('haproxy', NULL, 'true'), ('cli', NULL, 'true'),
 	('conn', NULL, '''hostile_conn'''), ('query', NULL, '''SELECT 1'''), ('command', NULL, '''SELECT 1'''),
 	('server', NULL, '''hostile_server'''), ('remote_table', NULL, '''public.t'''),
 	('is_source', NULL, 'true'), ('is_destination', NULL, 'true'), ('subscription', NULL, '''s'''),
