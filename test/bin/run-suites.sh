@@ -154,7 +154,7 @@ chmod 755 "$logs"
 # doc/development.md), so that the lanes end together; a suite not listed
 # here runs after these.  Alone: after the lanes, one at a time.
 order=(compat compat_servers compat_cassandra move_online_faults move_online migrate_postgres
-	migrate_mysql REGRESS unit compat_redis rebalance_redis export_redis move_online_hostile churn rebalance rebalance_online
+	migrate_mysql REGRESS unit compat_redis rebalance_redis export_haproxy export_redis move_online_hostile churn rebalance rebalance_online
 	compat_elasticsearch crash release standby dump_restore svg docs ISOLATION encodings upgrade_equals_fresh
 	released_scripts)
 alone=(package)
