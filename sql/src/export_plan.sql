@@ -108,22 +108,45 @@ BEGIN
 # Each step checks the cluster first and skips what is done, so the script
 # can be run again from the start after a failure or a kill.  Nodes are
 # host:port; their ids are asked of the nodes (CLUSTER MYID, CLUSTER NODES).
-# Environment: REDIS_CLI (default redis-cli) and REDISCLI_AUTH as redis-cli
-# reads it; keys are moved BATCH (default 1000) a slot at a time with
-# MIGRATE ... REPLACE KEYS, each MIGRATE given MIGRATE_TIMEOUT ms (5000).
+# Environment: REDIS_CLI (default redis-cli); REDISCLI_AUTH, the password,
+# as redis-cli reads it, and REDIS_USER, an ACL user, for a cluster that
+# asks for them (MIGRATE then authenticates on the destination too); keys
+# are moved BATCH (default 1000) a slot at a time with MIGRATE ... REPLACE
+# KEYS, each MIGRATE given MIGRATE_TIMEOUT ms (5000).  A node that leaves,
+# once the masters that stay have forgotten it, may be shut down: a step
+# on it is then skipped, and the plan can still be run again.
 set -euo pipefail
 REDIS_CLI=${REDIS_CLI:-redis-cli}
 BATCH=${BATCH:-1000}
 MIGRATE_TIMEOUT=${MIGRATE_TIMEOUT:-5000}
+user=()
+[ -z "${REDIS_USER:-}" ] || user=(--user "$REDIS_USER")
+# MIGRATE's AUTH or AUTH2, each byte \xHH in quotes as redis-cli reads them
+migrate_auth=
+if [ -n "${REDISCLI_AUTH:-}" ]; then
+	hex() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n' | sed 's/../\\x&/g'; }
+	migrate_auth=" AUTH \"$(hex "$REDISCLI_AUTH")\""
+	[ -z "${REDIS_USER:-}" ] || migrate_auth=" AUTH2 \"$(hex "$REDIS_USER")\" \"$(hex "$REDISCLI_AUTH")\""
+fi
 say() { printf '%s\n' "$*" >&2; }
 die() { say "plan: $*"; exit 1; }
 # cli ADDR ARGS...: one command on ADDR, its raw reply
-cli() { "$REDIS_CLI" -h "${1%:*}" -p "${1##*:}" "${@:2}"; }
+cli() { "$REDIS_CLI" "${user[@]}" -h "${1%:*}" -p "${1##*:}" "${@:2}"; }
+# gone ADDR: ADDR does not answer, and no master that stays (STAYING, set
+# by the plan) knows it any more: it has left, and its steps are done
+gone() {
+	local s
+	cli "$1" PING >/dev/null 2>&1 && return 1
+	for s in "${STAYING[@]}"; do
+		[ -z "$(line_of "$(view "$s")" "$1")" ] || return 1
+	done
+	say "$1 has left the cluster: nothing to do on it"
+}
 # batch ADDR: the commands on stdin (redis-cli's quoting, one a line) on
 # ADDR; their replies (--no-raw), or a failure on an error reply
 batch() {
 	local out
-	out=$("$REDIS_CLI" -h "${1%:*}" -p "${1##*:}" --no-raw) || die "$1: redis-cli failed"
+	out=$("$REDIS_CLI" "${user[@]}" -h "${1%:*}" -p "${1##*:}" --no-raw) || die "$1: redis-cli failed"
 	if grep -q '^(error)' <<<"$out"; then
 		die "$1: $(grep -m1 '^(error)' <<<"$out")"
 	fi
@@ -133,7 +156,7 @@ batch() {
 # to ADDR at once (redis-cli --pipe), or a failure on an error reply
 pipe() {
 	local out
-	out=$("$REDIS_CLI" -h "${1%:*}" -p "${1##*:}" --pipe 2>&1) || die "$1: $(tr '\n' ' ' <<<"$out")"
+	out=$("$REDIS_CLI" "${user[@]}" -h "${1%:*}" -p "${1##*:}" --pipe 2>&1) || die "$1: $(tr '\n' ' ' <<<"$out")"
 }
 # myid ADDR: the node id of ADDR
 myid() {
@@ -204,6 +227,7 @@ meet() {
 # the slots s in [LO, HI) that DST does not own
 importing() {
 	local id todo
+	! gone "$1" || return 0
 	todo=$(slots_of "$(view "$1")" myself "$3" "$4" | complement "$3" "$4")
 	[ -n "$todo" ] || return 0
 	id=$(myid "$2")
@@ -213,6 +237,7 @@ importing() {
 # the slots s in [LO, HI) that SRC still owns
 migrating() {
 	local id todo
+	! gone "$1" || return 0
 	todo=$(slots_of "$(view "$1")" myself "$3" "$4")
 	[ -n "$todo" ] || return 0
 	id=$(myid "$2")
@@ -222,13 +247,14 @@ migrating() {
 # owns MIGRATEd to DST, BATCH keys a slot at a time, until none is left
 migrate() {
 	local todo keys moves
+	! gone "$1" || return 0
 	while :; do
 		todo=$(slots_of "$(view "$1")" myself "$3" "$4")
 		[ -n "$todo" ] || return 0
 		keys=$(awk -v n="$BATCH" '{ print "ECHO @" $1; print "CLUSTER GETKEYSINSLOT " $1 " " n }' <<<"$todo" | batch "$1")
 		# the keys as redis-cli prints them, quoted as it reads them back
-		moves=$(awk -v host="${2%:*}" -v port="${2##*:}" -v t="$MIGRATE_TIMEOUT" '
-			function flush() { if (k != "") print "MIGRATE " host " " port " \"\" 0 " t " REPLACE KEYS" k; k = "" }
+		moves=$(MIGRATE_AUTH=$migrate_auth awk -v host="${2%:*}" -v port="${2##*:}" -v t="$MIGRATE_TIMEOUT" '
+			function flush() { if (k != "") print "MIGRATE " host " " port " \"\" 0 " t " REPLACE" ENVIRON["MIGRATE_AUTH"] " KEYS" k; k = "" }
 			/^"@[0-9]+"$/ { flush(); next }
 			/^ *[0-9]+\) "/ { sub(/^ *[0-9]+\) /, ""); k = k " " $0 }
 			END { flush() }' <<<"$keys")
@@ -241,13 +267,14 @@ migrate() {
 # (on DST itself), first checks that SRC holds no key of them
 node() {
 	local v id todo left
+	! gone "$1" || return 0
 	v=$(view "$1")
 	is_master "$v" || return 0
 	# (a slot it gives DST by gossip may still be marked migrating here)
 	todo=$({ slots_of "$v" "$([ "$1" = "$2" ] && echo myself || echo "$2")" "$3" "$4" | complement "$3" "$4"
 			 marked "$v" "$3" "$4"; } | sort -nu)
 	[ -n "$todo" ] || return 0
-	if [ $# -gt 4 ] && is_master "$(view "$5")"; then
+	if [ $# -gt 4 ] && ! gone "$5" && is_master "$(view "$5")"; then
 		left=$(awk '{ print "CLUSTER COUNTKEYSINSLOT " $1 }' <<<"$todo" | batch "$5" | awk '{ n += $2 } END { print n + 0 }')
 		[ "$left" = 0 ] || die "$5 still holds $left keys of slots $3-$(($4 - 1))"
 	fi
@@ -263,6 +290,30 @@ forget() {
 	[ -z "$(cut -d' ' -f9- <<<"$line" | tr -d ' ')" ] || die "$1 says $2 still owns slots: $(cut -d' ' -f9- <<<"$line")"
 	[ "$(cli "$1" CLUSTER FORGET "$(cut -d' ' -f1 <<<"$line")")" = OK ] || die "$1: CLUSTER FORGET $2 failed"
 }
+# replicas GONE HEIR: every replica of GONE (a master that leaves) made a
+# replica of HEIR (CLUSTER REPLICATE), unless Redis moved it already (a
+# replica of a master left without slots follows the master that took
+# its last one, with cluster-allow-replica-migration)
+replicas() {
+	local v gone_id heir_id a
+	v=$(view "$2")
+	gone_id=$(line_of "$v" "$1" | cut -d' ' -f1)
+	[ -n "$gone_id" ] || return 0
+	heir_id=$(myid "$2")
+	awk -v id="$gone_id" '$3 ~ /(^|,)slave(,|$)/ && $4 == id { a = $2; sub(/@.*/, "", a); print a }' <<<"$v" |
+	while read -r a; do
+		[ "$(cli "$a" CLUSTER REPLICATE "$heir_id")" = OK ] || die "$a: CLUSTER REPLICATE $heir_id failed"
+	done
+}
+# forget_replicas SEED GONE: CLUSTER FORGET <GONE> on every replica that
+# SEED knows, as on the masters (else their gossip would bring GONE back)
+forget_replicas() {
+	local a
+	awk '$3 ~ /(^|,)slave(,|$)/ && $3 !~ /fail|handshake|noaddr/ { a = $2; sub(/@.*/, "", a); print a }' <<<"$(view "$1")" |
+	while read -r a; do
+		forget "$a" "$2"
+	done
+}
 # step N WHAT ARGS...: step N of the plan
 step() {
 	local t0=${EPOCHREALTIME:-0}
@@ -271,9 +322,11 @@ step() {
 	say "step $1: done in $(awk -v a="$t0" -v b="${EPOCHREALTIME:-0}" 'BEGIN { printf "%.2f", b - a }') s"
 }
 $script$
-			|| format(E'# the plan: chash_export_plan(%s, %s, ''redis_cli'')',
+			|| format(E'# the plan: chash_export_plan(%s, %s, ''redis_cli'')\nSTAYING=(%s)',
 					  pg_catalog.regexp_replace(pg_catalog.quote_literal(from_ring), '[[:cntrl:]]', '?', 'g'),
-					  pg_catalog.regexp_replace(pg_catalog.quote_literal(to_ring), '[[:cntrl:]]', '?', 'g'));
+					  pg_catalog.regexp_replace(pg_catalog.quote_literal(to_ring), '[[:cntrl:]]', '?', 'g'),
+					  (SELECT string_agg(pg_catalog.quote_literal(p.address), ' ' ORDER BY p.k)
+					   FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE p.in_to));
 		RETURN NEXT;
 	END IF;
 	-- new masters meet the cluster through a master that stays
@@ -324,8 +377,24 @@ $script$
 			RETURN NEXT;
 		END LOOP;
 	END LOOP;
-	-- masters that leave, forgotten by those that stay once they own nothing
-	FOR n IN SELECT p.address FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE NOT p.in_to ORDER BY p.k LOOP
+	-- masters that leave: their replicas to the master that takes most of
+	-- their slots, then forgotten by those that stay (and their replicas)
+	-- once they own nothing
+	FOR n IN SELECT p.node, p.address FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE NOT p.in_to ORDER BY p.k LOOP
+		SELECT pt.address AS heir INTO o
+		FROM @extschema@.chash_moved_slots(from_ring, to_ring) x
+		JOIN chash.export_plan_nodes(from_ring, to_ring) pt ON pt.node = x.to_node
+		WHERE x.from_node = n.node
+		GROUP BY pt.address, pt.k ORDER BY sum(upper(x.slots) - lower(x.slots)) DESC, pt.k LIMIT 1;
+		IF NOT FOUND THEN
+			SELECT p.address AS heir INTO o FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE p.in_to ORDER BY p.k LIMIT 1;
+		END IF;
+		k := k + 1;
+		step := k;
+		target := o.heir;
+		command := CASE WHEN cli THEN format('step %s replicas %s %s', k, n.address, o.heir)
+						ELSE format('CLUSTER REPLICATE <id of %s>, sent to each replica of %s', o.heir, n.address) END;
+		RETURN NEXT;
 		FOR o IN SELECT p.address FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE p.in_to ORDER BY p.k LOOP
 			k := k + 1;
 			step := k;
@@ -334,6 +403,13 @@ $script$
 							ELSE format('CLUSTER FORGET <id of %s>', n.address) END;
 			RETURN NEXT;
 		END LOOP;
+		SELECT p.address AS first INTO o FROM chash.export_plan_nodes(from_ring, to_ring) p WHERE p.in_to ORDER BY p.k LIMIT 1;
+		k := k + 1;
+		step := k;
+		target := o.first;
+		command := CASE WHEN cli THEN format('step %s forget_replicas %s %s', k, o.first, n.address)
+						ELSE format('CLUSTER FORGET <id of %s>, sent to every replica', n.address) END;
+		RETURN NEXT;
 	END LOOP;
 END
 $$;

@@ -20,7 +20,10 @@
 # CLUSTER ADDSLOTSRANGE lines of the ring are its slot ranges, the
 # plan, run again once done, changes nothing, and three new servers given
 # the last ring's export (its ADDSLOTSRANGE lines, then CLUSTER MEET) make
-# a cluster equal to that ring, which takes all 100,000 keys.
+# a cluster equal to that ring, which takes all 100,000 keys.  The drain's
+# plan is run once more after the master that left is shut down (its steps
+# skipped), and a cluster asking for a password (REDISCLI_AUTH, MIGRATE's
+# AUTH) is resharded too.
 #
 # Prints one line a check ("ok" or "FAILED") and "N checks, M failed".
 set -euo pipefail
@@ -194,6 +197,16 @@ SELECT chash_node_set('c2', x.to_node, slots => (SELECT array_agg(s ORDER BY low
 			  / (SELECT sum(upper(z.slots) - lower(z.slots)) FROM chash_slot_ranges('c1_real') z WHERE z.node = '$m2') = x.k - 1) q))
 FROM (SELECT node AS to_node, row_number() OVER (ORDER BY node) AS k FROM (SELECT DISTINCT node FROM chash_slot_ranges('c1_real') WHERE node <> '$m2') d) x;
 SQL
+# a replica of the master that leaves
+rp=$($py "$compat/redis_keys.py" spawn "$dir")
+redis-cli -p "$rp" CLUSTER MEET 127.0.0.1 "${m2##*:}" >/dev/null
+for ((i = 0; i < 100; i++)); do
+	[ "$(redis-cli -p "$rp" CLUSTER REPLICATE "$(redis-cli -p "${m2##*:}" CLUSTER MYID)" 2>/dev/null)" = OK ] && break
+	sleep 0.1
+done
+echo "$rp" >>"$dir/ports"
+$py "$compat/redis_keys.py" settle "$dir"
+check "drain: 127.0.0.1:$rp replicates $m2" "'$(redis-cli -p "$rp" CLUSTER NODES | awk '$3 ~ /myself/ { print $4 }')' = '$(redis-cli -p "${m2##*:}" CLUSTER MYID)'"
 echo "export_redis: drain: $m2 leaves"
 run_plan drain c1_real c2 steps
 # once more: nothing to do, nothing changes
@@ -203,11 +216,54 @@ bash "$work/drain.sh" 2>"$work/again.log" || {
 	exit 1
 }
 $py "$compat/redis_keys.py" drop "$dir" "${m2##*:}"
+# and once more with the master that left shut down: its steps are skipped
+bash "$work/drain.sh" 2>"$work/again2.log" || {
+	echo "export_redis: drain: the plan, run again after $m2 was shut down, failed:" >&2
+	tail -5 "$work/again2.log" >&2
+	exit 1
+}
+check "drain: run again after $m2 was shut down, the plan skips its steps" "$(grep -c "$m2 has left the cluster" "$work/again2.log") > 0"
 import c2_real
 same_slots "drain" c2_real c2
 check "drain: $m2 is no longer in CLUSTER NODES" "NOT EXISTS (SELECT FROM chash_slot_ranges('c2_real') WHERE node = '$m2')
 	AND position('$m2@' IN \$n\$$(cat "$work/nodes")\$n\$) = 0"
 check_keys "drain"
+check "drain: the replica of $m2 replicates a master that stays, and has forgotten $m2" "
+	'$(redis-cli -p "$rp" CLUSTER NODES | awk '$3 ~ /myself/ { print $4 }')' IN ($(for p in $(cat "$dir/ports"); do printf "'%s'," "$(redis-cli -p "$p" CLUSTER MYID)"; done) '-')
+	AND position('$m2@' IN \$r\$$(redis-cli -p "$rp" CLUSTER NODES)\$r\$) = 0"
+
+# --- a cluster that asks for a password (one with a space, a quote and a
+# backslash): redis-cli takes it from REDISCLI_AUTH, MIGRATE from the
+# plan's AUTH; a slot range moves from one master to another
+pass='s3cr"t p\ss'
+sql >/dev/null <<SQL
+SELECT chash_ring_copy('c2_real', 'c3');
+SELECT chash_node_set('c3', a.node, slots => (SELECT array_agg(y.slots ORDER BY lower(y.slots)) FROM chash_slot_ranges('c2_real') y
+											  WHERE y.node = a.node AND lower(y.slots) <> lower(a.first))),
+	   chash_node_set('c3', b.node, slots => (SELECT array_agg(y.slots ORDER BY lower(y.slots)) FROM (
+													SELECT z.slots FROM chash_slot_ranges('c2_real') z WHERE z.node = b.node
+													UNION ALL SELECT a.first) y))
+FROM (SELECT node, (array_agg(slots ORDER BY lower(slots)))[1] AS first FROM chash_slot_ranges('c2_real')
+	  GROUP BY node ORDER BY node LIMIT 1) a,
+	 (SELECT DISTINCT node FROM chash_slot_ranges('c2_real') ORDER BY node DESC LIMIT 1) b;
+SQL
+while read -r p; do
+	redis-cli -p "$p" CONFIG SET requirepass "$pass" >/dev/null
+done <"$dir/ports"
+sql -c "SELECT command FROM chash_export_plan('c2_real', 'c3', 'redis_cli') ORDER BY step" >"$work/auth.sh"
+REDISCLI_AUTH=$pass bash "$work/auth.sh" 2>"$work/auth.log" || {
+	echo "export_redis: auth: the plan failed:" >&2
+	tail -5 "$work/auth.log" >&2
+	exit 1
+}
+check "auth: the plan moved slots, MIGRATE with the password" "$(grep -c 'step [0-9]*: migrate' "$work/auth.log") > 0
+	AND (SELECT count(*) FROM chash_moved_slots('c2_real', 'c3')) > 0"
+while read -r p; do
+	REDISCLI_AUTH=$pass redis-cli -p "$p" CONFIG SET requirepass "" >/dev/null
+done <"$dir/ports"
+import c3_real
+same_slots "auth" c3_real c3
+check_keys "auth"
 
 # --- a new cluster from chash_export: three servers of no cluster take
 # the drained ring's slot ranges by the export's CLUSTER ADDSLOTSRANGE
