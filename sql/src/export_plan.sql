@@ -167,35 +167,47 @@ myid() {
 }
 # view ADDR: CLUSTER NODES of ADDR
 view() { cli "$1" CLUSTER NODES || die "$1: CLUSTER NODES failed"; }
-# slots_of VIEW OWNER LO HI: the slots in [LO, HI) that VIEW (CLUSTER NODES
-# text) gives OWNER (host:port, or "myself"), one a line
+# slots_of VIEW OWNER RANGES: the slots of RANGES ("a-b,c-d", ends
+# included) that VIEW (CLUSTER NODES text) gives OWNER (host:port, or
+# "myself"), one a line
 slots_of() {
-	awk -v who="$2" -v lo="$3" -v hi="$4" '
+	awk -v who="$2" -v ranges="$3" '
+		BEGIN { nr = split(ranges, rr, ","); for (j = 1; j <= nr; j++) { split(rr[j], e, "-"); lo[j] = e[1] + 0; hi[j] = e[2] + 0 } }
 		{ a = $2; sub(/@.*/, "", a) }
 		(who == "myself" && $3 ~ /(^|,)myself(,|$)/) || (who != "myself" && a == who) {
 			for (i = 9; i <= NF; i++) {
 				if ($i ~ /^\[/) continue
 				n = split($i, r, "-"); f = r[1] + 0; t = (n > 1 ? r[2] : r[1]) + 0
-				if (f < lo) f = lo
-				if (t > hi - 1) t = hi - 1
-				for (s = f; s <= t; s++) print s
+				for (j = 1; j <= nr; j++) {
+					a0 = (f > lo[j] ? f : lo[j]); b0 = (t < hi[j] ? t : hi[j])
+					for (s = a0; s <= b0; s++) print s
+				}
 			}
 		}' <<<"$1"
 }
-# marked VIEW LO HI: the slots in [LO, HI) that the node whose view it is
+# marked VIEW RANGES: the slots of RANGES that the node whose view it is
 # migrates or imports ([s->-id], [s-<-id] in its line), one a line
 marked() {
-	awk -v lo="$2" -v hi="$3" '$3 ~ /(^|,)myself(,|$)/ {
-		for (i = 9; i <= NF; i++)
-			if ($i ~ /^\[/) { s = substr($i, 2) + 0; if (s >= lo && s < hi) print s }
-	}' <<<"$1"
+	awk -v ranges="$2" '
+		BEGIN { nr = split(ranges, rr, ","); for (j = 1; j <= nr; j++) { split(rr[j], e, "-"); lo[j] = e[1] + 0; hi[j] = e[2] + 0 } }
+		$3 ~ /(^|,)myself(,|$)/ {
+			for (i = 9; i <= NF; i++)
+				if ($i ~ /^\[/) {
+					s = substr($i, 2) + 0
+					for (j = 1; j <= nr; j++) if (s >= lo[j] && s <= hi[j]) print s
+				}
+		}' <<<"$1"
 }
 # is_master VIEW: the node whose view it is is a master
 is_master() { awk '$3 ~ /(^|,)myself(,|$)/ && $3 ~ /(^|,)master(,|$)/ { m = 1 } END { exit !m }' <<<"$1"; }
 # line_of VIEW ADDR: the line of ADDR in VIEW, if it knows it (not in handshake)
 line_of() { awk -v who="$2" '{ a = $2; sub(/@.*/, "", a) } a == who && $3 !~ /handshake|noaddr/' <<<"$1"; }
-# complement LO HI: the slots in [LO, HI) not on stdin
-complement() { awk -v lo="$1" -v hi="$2" '{ d[$1] = 1 } END { for (s = lo; s < hi; s++) if (!(s in d)) print s }'; }
+# complement RANGES: the slots of RANGES not on stdin
+complement() {
+	awk -v ranges="$1" '{ d[$1] = 1 }
+		END { nr = split(ranges, rr, ",")
+			  for (j = 1; j <= nr; j++) { split(rr[j], e, "-"); for (s = e[1] + 0; s <= e[2] + 0; s++) if (!(s in d)) print s } }'
+}
 
 # meet SEED NEW NODES...: NEW joins the cluster through SEED, then waits
 # (60 s at most) until NEW and each of NODES know each other and NEW has
@@ -223,33 +235,33 @@ meet() {
 	die "$new and $* do not know each other, or $new has not learnt the slots, after 60 s"
 }
 
-# importing DST SRC LO HI: CLUSTER SETSLOT s IMPORTING <SRC> on DST, for
-# the slots s in [LO, HI) that DST does not own
+# importing DST SRC RANGES: CLUSTER SETSLOT s IMPORTING <SRC> on DST, for
+# the slots s of RANGES that DST does not own
 importing() {
 	local id todo
 	! gone "$1" || return 0
-	todo=$(slots_of "$(view "$1")" myself "$3" "$4" | complement "$3" "$4")
+	todo=$(slots_of "$(view "$1")" myself "$3" | complement "$3")
 	[ -n "$todo" ] || return 0
 	id=$(myid "$2")
 	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " IMPORTING " id }' <<<"$todo" | pipe "$1"
 }
-# migrating SRC DST LO HI: CLUSTER SETSLOT s MIGRATING <DST> on SRC, for
-# the slots s in [LO, HI) that SRC still owns
+# migrating SRC DST RANGES: CLUSTER SETSLOT s MIGRATING <DST> on SRC, for
+# the slots s of RANGES that SRC still owns
 migrating() {
 	local id todo
 	! gone "$1" || return 0
-	todo=$(slots_of "$(view "$1")" myself "$3" "$4")
+	todo=$(slots_of "$(view "$1")" myself "$3")
 	[ -n "$todo" ] || return 0
 	id=$(myid "$2")
 	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " MIGRATING " id }' <<<"$todo" | pipe "$1"
 }
-# migrate SRC DST LO HI: the keys of the slots in [LO, HI) that SRC still
+# migrate SRC DST RANGES: the keys of the slots of RANGES that SRC still
 # owns MIGRATEd to DST, BATCH keys a slot at a time, until none is left
 migrate() {
 	local todo keys moves
 	! gone "$1" || return 0
 	while :; do
-		todo=$(slots_of "$(view "$1")" myself "$3" "$4")
+		todo=$(slots_of "$(view "$1")" myself "$3")
 		[ -n "$todo" ] || return 0
 		keys=$(awk -v n="$BATCH" '{ print "ECHO @" $1; print "CLUSTER GETKEYSINSLOT " $1 " " n }' <<<"$todo" | batch "$1")
 		# the keys as redis-cli prints them, quoted as it reads them back
@@ -262,21 +274,21 @@ migrate() {
 		batch "$1" <<<"$moves" >/dev/null
 	done
 }
-# node TARGET DST LO HI [SRC]: CLUSTER SETSLOT s NODE <DST> on TARGET, a
-# master, for the slots s in [LO, HI) it does not give DST yet; with SRC
-# (on DST itself), first checks that SRC holds no key of them
+# node TARGET DST RANGES [SRC]: CLUSTER SETSLOT s NODE <DST> on TARGET, a
+# master, for the slots s of RANGES it does not give DST yet; with SRC (on
+# DST itself), first checks that SRC holds no key of them
 node() {
 	local v id todo left
 	! gone "$1" || return 0
 	v=$(view "$1")
 	is_master "$v" || return 0
 	# (a slot it gives DST by gossip may still be marked migrating here)
-	todo=$({ slots_of "$v" "$([ "$1" = "$2" ] && echo myself || echo "$2")" "$3" "$4" | complement "$3" "$4"
-			 marked "$v" "$3" "$4"; } | sort -nu)
+	todo=$({ slots_of "$v" "$([ "$1" = "$2" ] && echo myself || echo "$2")" "$3" | complement "$3"
+			 marked "$v" "$3"; } | sort -nu)
 	[ -n "$todo" ] || return 0
-	if [ $# -gt 4 ] && ! gone "$5" && is_master "$(view "$5")"; then
-		left=$(awk '{ print "CLUSTER COUNTKEYSINSLOT " $1 }' <<<"$todo" | batch "$5" | awk '{ n += $2 } END { print n + 0 }')
-		[ "$left" = 0 ] || die "$5 still holds $left keys of slots $3-$(($4 - 1))"
+	if [ $# -gt 3 ] && ! gone "$4" && is_master "$(view "$4")"; then
+		left=$(awk '{ print "CLUSTER COUNTKEYSINSLOT " $1 }' <<<"$todo" | batch "$4" | awk '{ n += $2 } END { print n + 0 }')
+		[ "$left" = 0 ] || die "$4 still holds $left keys of slots $3"
 	fi
 	id=$(myid "$2")
 	awk -v id="$id" '{ print "CLUSTER SETSLOT " $1 " NODE " id }' <<<"$todo" | pipe "$1"
@@ -341,39 +353,44 @@ $script$
 		RETURN NEXT;
 		waits := waits || n.address;
 	END LOOP;
-	-- each moving range as redis-cli --cluster reshard moves a slot
-	FOR m IN SELECT lower(x.slots) AS lo, upper(x.slots) AS hi, pf.address AS src, pt.address AS dst
-			 FROM @extschema@.chash_moved_slots(from_ring, to_ring) x
-			 JOIN chash.export_plan_nodes(from_ring, to_ring) pf ON pf.node = x.from_node
-			 JOIN chash.export_plan_nodes(from_ring, to_ring) pt ON pt.node = x.to_node
-			 ORDER BY lower(x.slots) LOOP
+	-- the slots that change master, by pair of masters (in up to 1,000
+	-- ranges a step: the list is one argument of the script's awk), each
+	-- moved as redis-cli --cluster reshard moves a slot
+	FOR m IN SELECT string_agg(y.lo || '-' || (y.hi - 1), ',' ORDER BY y.lo) AS ranges, y.src, y.dst
+			 FROM (SELECT lower(x.slots) AS lo, upper(x.slots) AS hi, pf.address AS src, pt.address AS dst,
+						  (row_number() OVER (PARTITION BY pf.address, pt.address ORDER BY lower(x.slots)) - 1) / 1000 AS chunk
+				   FROM @extschema@.chash_moved_slots(from_ring, to_ring) x
+				   JOIN chash.export_plan_nodes(from_ring, to_ring) pf ON pf.node = x.from_node
+				   JOIN chash.export_plan_nodes(from_ring, to_ring) pt ON pt.node = x.to_node) y
+			 GROUP BY y.src, y.dst, y.chunk
+			 ORDER BY min(y.lo) LOOP
 		k := k + 1;
 		step := k;
 		target := m.dst;
-		command := CASE WHEN cli THEN format('step %s importing %s %s %s %s', k, m.dst, m.src, m.lo, m.hi)
-						ELSE format('CLUSTER SETSLOT %s-%s IMPORTING <id of %s>', m.lo, m.hi - 1, m.src) END;
+		command := CASE WHEN cli THEN format('step %s importing %s %s %s', k, m.dst, m.src, m.ranges)
+						ELSE format('CLUSTER SETSLOT %s IMPORTING <id of %s>', m.ranges, m.src) END;
 		RETURN NEXT;
 		k := k + 1;
 		step := k;
 		target := m.src;
-		command := CASE WHEN cli THEN format('step %s migrating %s %s %s %s', k, m.src, m.dst, m.lo, m.hi)
-						ELSE format('CLUSTER SETSLOT %s-%s MIGRATING <id of %s>', m.lo, m.hi - 1, m.dst) END;
+		command := CASE WHEN cli THEN format('step %s migrating %s %s %s', k, m.src, m.dst, m.ranges)
+						ELSE format('CLUSTER SETSLOT %s MIGRATING <id of %s>', m.ranges, m.dst) END;
 		RETURN NEXT;
 		k := k + 1;
 		step := k;
 		target := m.src;
-		command := CASE WHEN cli THEN format('step %s migrate %s %s %s %s', k, m.src, m.dst, m.lo, m.hi)
-						ELSE format('CLUSTER GETKEYSINSLOT %s-%s 1000, MIGRATE %s %s "" 0 5000 REPLACE KEYS <its keys>, until it has none',
-									m.lo, m.hi - 1, substring(m.dst FROM '^(.*):'), substring(m.dst FROM ':([0-9]+)$')) END;
+		command := CASE WHEN cli THEN format('step %s migrate %s %s %s', k, m.src, m.dst, m.ranges)
+						ELSE format('CLUSTER GETKEYSINSLOT %s 1000, MIGRATE %s %s "" 0 5000 REPLACE KEYS <its keys>, until it has none',
+									m.ranges, substring(m.dst FROM '^(.*):'), substring(m.dst FROM ':([0-9]+)$')) END;
 		RETURN NEXT;
 		FOR o IN SELECT p.address FROM chash.export_plan_nodes(from_ring, to_ring) p
 				 ORDER BY p.address <> m.dst, p.address <> m.src, p.k LOOP
 			k := k + 1;
 			step := k;
 			target := o.address;
-			command := CASE WHEN cli THEN format('step %s node %s %s %s %s%s', k, o.address, m.dst, m.lo, m.hi,
+			command := CASE WHEN cli THEN format('step %s node %s %s %s%s', k, o.address, m.dst, m.ranges,
 												 CASE WHEN o.address = m.dst THEN ' ' || m.src ELSE '' END)
-							ELSE format('CLUSTER SETSLOT %s-%s NODE <id of %s>', m.lo, m.hi - 1, m.dst) END;
+							ELSE format('CLUSTER SETSLOT %s NODE <id of %s>', m.ranges, m.dst) END;
 			RETURN NEXT;
 		END LOOP;
 	END LOOP;

@@ -17,9 +17,10 @@
 # rebalanced by redis-cli --cluster rebalance (--cluster-use-empty-masters,
 # its default threshold of 2 %); on the others the cluster is imported
 # into a ring (chash_ring_import), chash_rebalance plans by rows and by
-# bytes (default target_peak 1.05), and the slots chash_moved_slots lists
-# are moved on the real cluster, slot by slot (CLUSTER SETSLOT
-# IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE).  Measured on the real
+# bytes (default target_peak 1.05), and the plan is carried out on the real
+# cluster by the script chash_export_plan(ring, new ring, 'redis_cli')
+# writes (CLUSTER SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE per
+# range of slots that chash_moved_slots lists).  Measured on the real
 # clusters, before and after: each master's keys (every key found on the
 # master of its slot, DBSIZE agreeing) and bytes (MEMORY USAGE),
 # peak-to-mean of each (the fullest master over its share), and the keys
@@ -238,7 +239,13 @@ carry_out() {
 		echo "rebalance_redis: $1: the plan moves no slot" >&2
 		exit 1
 	}
-	$py "$compat/redis_slots.py" apply "$work/$1" "$work/$1.moves" >/dev/null
+	# the plan's redis_cli script, as chash_export_plan writes it
+	sql -c "SELECT command FROM chash_export_plan('$2', '$3', 'redis_cli') ORDER BY step" >"$work/$1.plan.sh"
+	bash "$work/$1.plan.sh" 2>"$work/$1.plan.log" || {
+		echo "rebalance_redis: $1: the plan's script failed:" >&2
+		tail -5 "$work/$1.plan.log" >&2
+		exit 1
+	}
 }
 
 # same_start A B: two clusters with the same slot map, master by master
