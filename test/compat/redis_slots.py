@@ -1,11 +1,10 @@
 #!/usr/bin/python3
-"""Keys in a real Redis Cluster, and slots moved by hand, for the rebalance
+"""Keys in a real Redis Cluster, for the rebalance
 suite (test/scripts/rebalance_redis.sh).  The cluster is one that
 test/compat/redis_cluster.py started in DIR; this uses its RESP client.
 
     redis_slots.py fill DIR DATA
     redis_slots.py measure DIR KEYS > PLACES
-    redis_slots.py apply DIR MOVES > MOVED
 
 fill: DATA has "key<TAB>size" lines (keys without tab, CR or LF); each key
 is SET, on the master that serves its slot (CLUSTER KEYSLOT, CLUSTER
@@ -17,17 +16,6 @@ of the master that CLUSTER SLOTS says serves its slot; a key missing there
 fails the run, and so does a master whose DBSIZE is not the number of
 KEYS it holds (keys where they should not be).  The cluster must be
 settled (every server agreeing, no migration under way).
-
-apply: MOVES has "slot<TAB>from ip:port<TAB>to ip:port" lines; each slot
-is moved as redis-cli --cluster reshard moves one, but exactly that slot:
-CLUSTER SETSLOT IMPORTING on the receiver, MIGRATING on the donor, its
-keys MIGRATEd 100 at a time (CLUSTER GETKEYSINSLOT), then SETSLOT NODE on
-the receiver, the donor and every other master (a donor that gave its
-last slot may answer that it is no longer a master: Redis 7 makes it the
-receiver's replica).  A slot whose master is
-not "from" fails the run before anything moves.  Waits until the cluster
-settles and prints the number of slots whose master changed, which must
-be the number of lines.
 """
 import os
 import sys
@@ -36,7 +24,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import redis_cluster as rc  # noqa: E402
 
 PROG = "redis_slots.py"
-MIGRATE_BATCH = 100
 
 
 def die(msg):
@@ -143,58 +130,7 @@ def cmd_measure(d, keys_path):
     rc.out_lines(out)
 
 
-def cmd_apply(d, moves_path):
-    ports = rc.read_ports(d)
-    ids, before = masters(ports)
-    moves = []
-    for line in read_lines(moves_path):
-        f = line.decode("utf-8").split("\t")
-        if len(f) != 3 or not f[0].isdigit():
-            die(f"{moves_path}: bad line {line[:80]!r}")
-        s, src, dst = int(f[0]), f[1], f[2]
-        if s >= rc.SLOTS or src not in ids or dst not in ids or src == dst:
-            die(f"{moves_path}: bad move {line!r}")
-        if before[s] != src:
-            die(f"slot {s} is served by {before[s]}, not {src}")
-        moves.append((s, src, dst))
-    if len({m[0] for m in moves}) != len(moves):
-        die(f"{moves_path}: a slot is listed twice")
-    conns = {name: rc.Conn(port_of(name)) for name in ids}
-    try:
-        for s, src, dst in moves:
-            conns[dst].ok("CLUSTER", "SETSLOT", s, "IMPORTING", ids[src])
-            conns[src].ok("CLUSTER", "SETSLOT", s, "MIGRATING", ids[dst])
-            while True:
-                keys = conns[src].ok("CLUSTER", "GETKEYSINSLOT", s,
-                                     MIGRATE_BATCH)
-                if not keys:
-                    break
-                conns[src].ok("MIGRATE", rc.HOST, port_of(dst), "", 0,
-                              10000, "REPLACE", "KEYS", *keys)
-            # the receiver first, as redis-cli does, so that the slot is
-            # never served by neither
-            conns[dst].ok("CLUSTER", "SETSLOT", s, "NODE", ids[dst])
-            for name in [src] + [n for n in conns if n not in (src, dst)]:
-                r = conns[name].call("CLUSTER", "SETSLOT", s, "NODE",
-                                     ids[dst])
-                # a donor that has given its last slot may already have
-                # heard so and become a replica (Redis 7's replica
-                # migration; redis-cli ignores this too)
-                if isinstance(r, rc.Error) and \
-                        "only with masters" not in r.text:
-                    raise ConnectionError(f"{name}: CLUSTER SETSLOT {s} "
-                                          f"NODE: {r.text}")
-    finally:
-        for c in conns.values():
-            c.close()
-    after = rc.wait_agreement(ports)
-    moved = rc.slot_map_changes(before, after)
-    if moved != len(moves):
-        die(f"{len(moves)} slots were moved, but {moved} changed master")
-    rc.out_lines([moved])
-
-
-COMMANDS = {"fill": cmd_fill, "measure": cmd_measure, "apply": cmd_apply}
+COMMANDS = {"fill": cmd_fill, "measure": cmd_measure}
 
 
 def main(argv):

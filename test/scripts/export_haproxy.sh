@@ -68,25 +68,7 @@ trap 'exit 130' INT TERM
 }
 echo "export_haproxy: $($haproxy -v | head -1)"
 
-"$bindir/createdb" "$db"
-psql_db() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
-sql() { psql_db -At -F $'\t' "$@"; }
-psql_db -c 'CREATE EXTENSION chash'
-
-checks=0
-failed=0
-# check WHAT CONDITION: one check; CONDITION is SQL
-check() {
-	local v
-	v=$(sql -c "SELECT ($2)::boolean")
-	checks=$((checks + 1))
-	if [ "$v" = t ]; then
-		echo "ok      $1"
-	else
-		echo "FAILED  $1 (not: $2)"
-		failed=$((failed + 1))
-	fi
-}
+. "$root/test/scripts/lib/sql_checks.sh"
 
 # the keys: keys.py's, but those with a comma (HAProxy hashes a header's
 # first comma-separated element only)

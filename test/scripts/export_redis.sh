@@ -70,25 +70,7 @@ for cmd in redis-server redis-cli; do
 done
 echo "export_redis: $(redis-server --version | cut -d' ' -f1-3), seed $seed"
 
-"$bindir/createdb" "$db"
-psql_db() { "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
-sql() { psql_db -At -F $'\t' "$@"; }
-psql_db -c 'CREATE EXTENSION chash'
-
-checks=0
-failed=0
-# check WHAT CONDITION: one check; CONDITION is SQL
-check() {
-	local v
-	v=$(sql -c "SELECT ($2)::boolean")
-	checks=$((checks + 1))
-	if [ "$v" = t ]; then
-		echo "ok      $1"
-	else
-		echo "FAILED  $1 (not: $2)"
-		failed=$((failed + 1))
-	fi
-}
+. "$root/test/scripts/lib/sql_checks.sh"
 # check_keys WHAT [DIR]: every key with its value, on the master of its
 # slot (of the cluster of DIR, the first unless given)
 check_keys() {
