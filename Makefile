@@ -46,7 +46,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -DCHASH_VERSION='"$(CHASH_VERSION)"'
 PG_CFLAGS = -ffp-contract=off
 SHLIB_LINK = -lz -lnettle
 
-REGRESS = hash_functions api ring_admin lookup key_types fastpath ketama placement profiles planning ring_switch ring_set reporting load shard_load rebalance allocate_tokens transactions cache_memory errors privileges import_checks export export_plan export_plan_config notify hostile search_path online_moves upgrade routing_memory
+REGRESS = hash_functions api ring_admin lookup key_types fastpath ketama placement profiles planning ring_switch ring_set reporting load shard_load rebalance allocate_tokens transactions cache_memory errors privileges import_checks pg_partitions export export_plan export_plan_config notify hostile search_path online_moves upgrade routing_memory
 # test/bin/run-suites.sh gives each lane's pg_regress an output directory of its own
 CHASH_OUTPUTDIR ?= .
 REGRESS_OPTS = --inputdir=test --outputdir=$(CHASH_OUTPUTDIR) --load-extension=chash

@@ -42,6 +42,12 @@ CREATE TABLE chash.ring_config (
 	-- whether a change of the ring sends NOTIFY chash_ring_changed with
 	-- the ring's name and new version (see sql/src/catalog_triggers.sql)
 	notify		boolean NOT NULL DEFAULT false,
+	-- the types of the key's columns, and their collations (qualified
+	-- names, NULL where a type has none), for key hashes that hash keys as
+	-- their SQL type (postgres_partition): a key of other types is refused;
+	-- NULL takes keys of any type, hashed as their own type
+	key_types	regtype[],
+	key_collations text[],
 	CONSTRAINT ring_config_ring_check
 		CHECK (pg_catalog.octet_length(ring) BETWEEN 1 AND 63),
 	CONSTRAINT ring_config_algorithm_check
@@ -68,7 +74,13 @@ CREATE TABLE chash.ring_config (
 		CHECK (pg_catalog.octet_length(hash_tag) = 2 AND
 			   hash_tag OPERATOR(pg_catalog.~) '^[!-~][!-~]$'::text),
 	CONSTRAINT ring_config_profile_check
-		CHECK (chash.profile_is_known(profile))
+		CHECK (chash.profile_is_known(profile)),
+	CONSTRAINT ring_config_key_types_check
+		CHECK (pg_catalog.array_ndims(key_types) = 1 AND
+			   pg_catalog.cardinality(key_types) BETWEEN 1 AND 32 AND
+			   pg_catalog.array_position(key_types, NULL) IS NULL AND
+			   pg_catalog.array_ndims(key_collations) = 1 AND
+			   pg_catalog.cardinality(key_collations) = pg_catalog.cardinality(key_types))
 );
 COMMENT ON TABLE chash.ring_config IS
 	'chash rings: one row a ring, its algorithm, hash functions and virtual node settings';
@@ -78,6 +90,10 @@ COMMENT ON COLUMN chash.ring_config.ties IS
 	'which node owns a position shared by points of several nodes: name (first by name), first or last (by ordinal); NULL: the algorithm''s rule';
 COMMENT ON COLUMN chash.ring_config.notify IS
 	'whether each committed change of the ring sends NOTIFY chash_ring_changed with its name and new version (default false)';
+COMMENT ON COLUMN chash.ring_config.key_types IS
+	'for rings that hash keys as their SQL type (key hash postgres_partition): the types of the key''s columns, in order (a key of other types is refused); NULL: keys of any type';
+COMMENT ON COLUMN chash.ring_config.key_collations IS
+	'the collations of the key''s columns (qualified names; NULL for a type without one), as many as key_types';
 COMMENT ON COLUMN chash.ring_config.version IS
 	'the version of the ring''s configuration: the id of the transaction that last changed the ring or its nodes (kept by the catalog''s trigger; what is written here is replaced)';
 

@@ -1448,6 +1448,167 @@ $$;
 COMMENT ON FUNCTION chash.import_twemproxy_pool(text, text) IS
 	'chash_ring_import of format twemproxy_pool';
 
+-- The layout of a table partitioned by hash, as a ring of slots that
+-- routes as PostgreSQL does: as many slots as the largest modulus (2 for
+-- a table of one partition, of modulus 1), the
+-- partition of modulus m and remainder r owning every slot s with
+-- s % m = r (get_partition_for_tuple's table of the greatest modulus),
+-- named by its qualified name, a foreign table's server as its target;
+-- the key columns' types and collations recorded in the ring.  The ring is
+-- created with profile postgres_partitions if there is none.
+CREATE OR REPLACE FUNCTION chash.import_postgres_partitions(ring text, input text)
+	RETURNS integer
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	rel regclass;
+	pt record;
+	bad record;
+	cfg record;
+	k integer;
+	max_modulus integer;
+	table_slots integer;
+	names text[];
+	relkinds text[];
+	bounds text[];
+	moduli integer[];
+	remainders integer[];
+	servers text[];
+	col_types regtype[];
+	col_collations text[];
+	n integer;
+BEGIN
+	IF ring IS NULL OR input IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'ring and input must not be null';
+	END IF;
+	PERFORM chash.check_ring_privileges(ring, 'An import of a partitioned table', '{INSERT,UPDATE}',
+										'{INSERT,UPDATE,DELETE}');
+	rel := to_regclass(input);
+	IF rel IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = 'undefined_table',
+			MESSAGE = format('relation "%s" does not exist', chash.message_name(input)),
+			HINT = 'Format "postgres_partitions" takes the name of a table partitioned by hash, schema-qualified if need be.';
+	END IF;
+	IF NOT has_table_privilege(rel, 'SELECT') THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
+			MESSAGE = format('permission denied for table %s', rel),
+			DETAIL = 'An import of a partitioned table reads its layout, which needs SELECT privilege on the table.';
+	END IF;
+	SELECT p.partstrat, p.partattrs::int2[] AS attrs, p.partclass::oid[] AS classes,
+		   p.partcollation::oid[] AS colls, p.partexprs IS NOT NULL AS has_exprs
+	INTO pt
+	FROM pg_partitioned_table p WHERE p.partrelid = rel;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'wrong_object_type',
+			MESSAGE = format('relation %s is not partitioned', rel),
+			HINT = 'Format "postgres_partitions" reads the layout of a table partitioned by hash (PARTITION BY HASH).';
+	END IF;
+	IF pt.partstrat <> 'h' THEN
+		RAISE EXCEPTION USING ERRCODE = 'wrong_object_type',
+			MESSAGE = format('table %s is not partitioned by hash', rel),
+			DETAIL = format('It is partitioned by %s.', CASE pt.partstrat WHEN 'l' THEN 'list' WHEN 'r' THEN 'range' ELSE pt.partstrat::text END),
+			HINT = 'Format "postgres_partitions" reads the layout of a table partitioned by hash (PARTITION BY HASH).';
+	END IF;
+	IF pt.has_exprs OR 0 = ANY (pt.attrs) THEN
+		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+			MESSAGE = format('the partition key of table %s has expressions', rel),
+			DETAIL = 'chash routes keys by the values of the partition key''s columns.',
+			HINT = 'Partition by a stored generated column computed from the expression.';
+	END IF;
+	SELECT a.attname, c.opcname INTO bad
+	FROM unnest(pt.attrs, pt.classes) WITH ORDINALITY AS u(att, class, k)
+	JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = u.att
+	JOIN pg_opclass c ON c.oid = u.class
+	WHERE NOT c.opcdefault
+	ORDER BY u.k LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+			MESSAGE = format('partition key column %s of table %s uses operator class %s', quote_ident(bad.attname), rel, quote_ident(bad.opcname)),
+			DETAIL = 'chash hashes keys by their type''s default hash operator class, as a partition key uses unless it names another.';
+	END IF;
+	SELECT array_agg(a.atttypid::regtype ORDER BY u.k),
+		   array_agg(CASE WHEN u.coll = 0 THEN NULL ELSE format('%I.%I', cn.nspname, co.collname) END ORDER BY u.k)
+	INTO col_types, col_collations
+	FROM unnest(pt.attrs, pt.colls) WITH ORDINALITY AS u(att, coll, k)
+	JOIN pg_attribute a ON a.attrelid = rel AND a.attnum = u.att
+	LEFT JOIN pg_collation co ON co.oid = u.coll
+	LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace;
+
+	SELECT array_agg(format('%I.%I', ns.nspname, c.relname) ORDER BY m[1]::integer, m[2]::integer, c.relname),
+		   array_agg(c.relkind::text ORDER BY m[1]::integer, m[2]::integer, c.relname),
+		   array_agg(b.bound ORDER BY m[1]::integer, m[2]::integer, c.relname),
+		   array_agg(m[1]::integer ORDER BY m[1]::integer, m[2]::integer, c.relname),
+		   array_agg(m[2]::integer ORDER BY m[1]::integer, m[2]::integer, c.relname),
+		   array_agg(fs.srvname::text ORDER BY m[1]::integer, m[2]::integer, c.relname)
+	INTO names, relkinds, bounds, moduli, remainders, servers
+	FROM pg_inherits i
+	JOIN pg_class c ON c.oid = i.inhrelid
+	JOIN pg_namespace ns ON ns.oid = c.relnamespace
+	CROSS JOIN LATERAL (SELECT pg_get_expr(c.relpartbound, c.oid) AS bound) b
+	LEFT JOIN LATERAL regexp_match(b.bound, '^FOR VALUES WITH \(modulus (\d+), remainder (\d+)\)$') m ON true
+	LEFT JOIN pg_foreign_table ft ON ft.ftrelid = c.oid
+	LEFT JOIN pg_foreign_server fs ON fs.oid = ft.ftserver
+	WHERE i.inhparent = rel;
+	n := coalesce(cardinality(names), 0);
+	IF n = 0 THEN
+		RAISE EXCEPTION USING ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = format('table %s has no partitions', rel),
+			DETAIL = 'A ring of its layout would route no key.';
+	END IF;
+	FOR k IN 1 .. n LOOP
+		IF relkinds[k] = 'p' THEN
+			RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+				MESSAGE = format('partition %s of table %s is partitioned itself', names[k], rel),
+				DETAIL = 'chash names one partition a key; the rows of a sub-partitioned table are routed in two steps.',
+				HINT = 'Import the layout of each level as a ring of its own.';
+		END IF;
+		IF moduli[k] IS NULL THEN
+			RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
+				MESSAGE = format('partition %s of table %s has bound %s', names[k], rel, coalesce(bounds[k], 'NULL')),
+				DETAIL = 'A partition of a table partitioned by hash has a modulus and a remainder.';
+		END IF;
+	END LOOP;
+	max_modulus := (SELECT max(x) FROM unnest(moduli) x);
+	-- (a table of one slot is one of two: a modulus divides the table's size)
+	table_slots := greatest(max_modulus, 2);
+	IF max_modulus > 65536 THEN
+		RAISE EXCEPTION USING ERRCODE = 'program_limit_exceeded',
+			MESSAGE = format('table %s has a partition of modulus %s', rel, max_modulus),
+			DETAIL = 'The ring has as many slots as the largest modulus, at most 65536.';
+	END IF;
+
+	SELECT c.algorithm, coalesce(c.key_hash, c.hash) AS key_hash INTO cfg
+	FROM chash.ring_config c WHERE c.ring = import_postgres_partitions.ring;
+	IF NOT FOUND THEN
+		PERFORM @extschema@.chash_ring_create(ring, profile => 'postgres_partitions', table_size => table_slots);
+	ELSIF cfg.algorithm <> 'slots' OR cfg.key_hash <> 'postgres_partition' THEN
+		RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+			MESSAGE = format('ring "%s" does not route as PostgreSQL''s hash partitioning', chash.message_name(ring)),
+			DETAIL = format('Format "postgres_partitions" gives slots hashed by key hash "postgres_partition"; ring "%s" uses algorithm "%s" and key hash "%s".',
+							chash.message_name(ring), cfg.algorithm, cfg.key_hash),
+			HINT = 'Drop the ring, or import into a new one: the import creates it with profile "postgres_partitions".';
+	END IF;
+	-- one statement a step, each leaving a valid ring: no nodes, the new
+	-- table, the partitions
+	DELETE FROM chash.node_config c WHERE c.ring = import_postgres_partitions.ring;
+	UPDATE chash.ring_config c
+	SET table_size = table_slots, key_types = col_types,
+		key_collations = col_collations
+	WHERE c.ring = import_postgres_partitions.ring;
+	INSERT INTO chash.node_config (ring, node, target, slots)
+	SELECT import_postgres_partitions.ring, p.name, p.server,
+		   ARRAY(SELECT unnest(range_agg(int4range(s, s + 1)))
+				 FROM generate_series(p.remainder, table_slots - 1, p.modulus) s)
+	FROM unnest(names, servers, moduli, remainders) WITH ORDINALITY AS p(name, server, modulus, remainder, k)
+	ORDER BY p.k;
+	RETURN n;
+END
+$$;
+COMMENT ON FUNCTION chash.import_postgres_partitions(text, text) IS
+	'chash_ring_import of format postgres_partitions';
+
 CREATE OR REPLACE FUNCTION chash_ring_import(ring text, format text, input text,
 								  datacenter text DEFAULT NULL)
 	RETURNS integer
@@ -1487,10 +1648,17 @@ BEGIN
 		RETURN chash.import_redis_cluster_nodes(ring, input);
 	ELSIF format = 'nodetool_ring' THEN
 		RETURN chash.import_nodetool_ring(ring, input, datacenter);
+	ELSIF format = 'postgres_partitions' THEN
+		IF datacenter IS NOT NULL THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
+				MESSAGE = format('format "%s" takes no datacenter', format),
+				DETAIL = 'Only format "nodetool_ring" lists data centres.';
+		END IF;
+		RETURN chash.import_postgres_partitions(ring, input);
 	END IF;
 	RAISE EXCEPTION USING ERRCODE = 'invalid_parameter_value',
 		MESSAGE = format('unknown import format "%s"', chash.message_name(format)),
-		HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES), "redis_cluster_shards" (of redis-cli --json CLUSTER SHARDS), "nodetool_ring" (of nodetool ring), "nginx_upstream" (an nginx upstream block), "haproxy_backend" (an HAProxy backend section) and "twemproxy_pool" (a twemproxy pool).';
+		HINT = 'The formats are "redis_cluster_nodes" (the output of CLUSTER NODES), "redis_cluster_shards" (of redis-cli --json CLUSTER SHARDS), "nodetool_ring" (of nodetool ring), "nginx_upstream" (an nginx upstream block), "haproxy_backend" (an HAProxy backend section), "twemproxy_pool" (a twemproxy pool) and "postgres_partitions" (the name of a table partitioned by hash).';
 END;
 EXCEPTION WHEN OTHERS THEN
 	-- (the caller sees the error, not the helpers and statements it came from)
@@ -1500,4 +1668,4 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 COMMENT ON FUNCTION chash_ring_import(text, text, text, text) IS
-	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, or redis_cluster_shards, of redis-cli --json CLUSTER SHARDS, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; formats nginx_upstream (an upstream block with hash KEY consistent), haproxy_backend (a backend section with hash-type consistent) and twemproxy_pool (a nutcracker pool with distribution ketama) give each server with its weight, down if marked down or disabled, in the configuration''s order (HAProxy: its server id as ordinal); returns the number of nodes';
+	'replace the nodes of a ring by those a system describes: format redis_cluster_nodes, the output of CLUSTER NODES, or redis_cluster_shards, of redis-cli --json CLUSTER SHARDS, gives each master (ip:port) with its slot ranges, down if it failed; format nodetool_ring, the output of nodetool ring, gives each node of one data centre (datacenter, needed if it lists several) with its tokens and its rack as zone; formats nginx_upstream (an upstream block with hash KEY consistent), haproxy_backend (a backend section with hash-type consistent) and twemproxy_pool (a nutcracker pool with distribution ketama) give each server with its weight, down if marked down or disabled, in the configuration''s order (HAProxy: its server id as ordinal); format postgres_partitions, the name of a table partitioned by hash, gives each partition (by its qualified name, a foreign table''s server as target) the slots of its modulus and remainder, in a ring of as many slots as the largest modulus (at least 2), created if need be; returns the number of nodes';

@@ -45,6 +45,51 @@ CREATE OR REPLACE FUNCTION chash.plan_kind(from_ring text, to_ring text) RETURNS
 COMMENT ON FUNCTION chash.plan_kind(text, text) IS
 	'the checks of every plan; ranges where the rings compare range by range (rings of points hashing keys alike), else keys';
 
+-- Rings that hash keys as their SQL type (key hash postgres_partition,
+-- PostgreSQL's hash partitioning) are given a relation's key column as it
+-- is, in its own type: whether either ring of a plan does, and then the
+-- key column's type (its text matters to the other ring only, whose
+-- chash_lookup refuses a type whose text depends on settings)
+CREATE OR REPLACE FUNCTION chash.plan_typed_keys(from_ring text, to_ring text)
+	RETURNS boolean
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT EXISTS (SELECT FROM chash.ring_config c
+			   WHERE c.ring IN (from_ring, to_ring)
+				 AND coalesce(c.key_hash, c.hash) = 'postgres_partition')
+$$;
+COMMENT ON FUNCTION chash.plan_typed_keys(text, text) IS
+	'whether either ring of a plan hashes keys as their SQL type (key hash postgres_partition), so that a key column is routed as it is';
+
+CREATE OR REPLACE FUNCTION chash.typed_key_column_type(relation regclass, key_column name)
+	RETURNS regtype
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	key_type regtype;
+BEGIN
+	IF relation IS NULL OR key_column IS NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'null_value_not_allowed',
+			MESSAGE = 'relation and key_column must not be null';
+	END IF;
+	SELECT a.atttypid::regtype INTO key_type
+	FROM pg_attribute a
+	WHERE a.attrelid = relation AND a.attname = key_column
+	  AND a.attnum > 0 AND NOT a.attisdropped;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'undefined_column',
+			MESSAGE = format('column "%s" of relation %s does not exist', key_column, relation);
+	END IF;
+	RETURN key_type;
+END
+$$;
+COMMENT ON FUNCTION chash.typed_key_column_type(regclass, name) IS
+	'the type of a relation''s key column, routed as it is to a ring that hashes keys as their SQL type; an error if there is no such column';
+
 CREATE OR REPLACE FUNCTION chash_moved_keys(from_ring text, to_ring text,
 								 relation regclass, key_column name)
 	RETURNS SETOF record
@@ -58,10 +103,13 @@ DECLARE
 	e_hint text;
 BEGIN
 DECLARE
-	key_type regtype := chash.key_column_type(relation, key_column);
+	typed boolean := chash.plan_typed_keys(from_ring, to_ring);
+	key_type regtype := CASE WHEN typed THEN chash.typed_key_column_type(relation, key_column)
+							 ELSE chash.key_column_type(relation, key_column) END;
 BEGIN
 	PERFORM chash.plan_kind(from_ring, to_ring);
-	RETURN QUERY EXECUTE chash.moved_keys_query(relation, key_column, key_type)
+	RETURN QUERY EXECUTE CASE WHEN typed THEN chash.typed_moved_keys_query(relation, key_column)
+							  ELSE chash.moved_keys_query(relation, key_column, key_type) END
 	USING from_ring, to_ring;
 EXCEPTION WHEN datatype_mismatch THEN
 	-- the caller's column definition list guessed the key's type wrong
@@ -95,7 +143,10 @@ DECLARE
 	e_hint text;
 BEGIN
 DECLARE
-	key_expr text := chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column));
+	key_expr text := CASE WHEN chash.plan_typed_keys(from_ring, to_ring)
+						  THEN CASE WHEN chash.typed_key_column_type(relation, key_column) IS NOT NULL
+									THEN quote_ident(key_column) END
+						  ELSE chash.routing_key_expr(key_column, chash.key_column_type(relation, key_column)) END;
 BEGIN
 	IF chash.plan_kind(from_ring, to_ring) = 'keys' THEN
 		-- no ranges to weigh: the keys only (fraction NULL)
@@ -319,7 +370,9 @@ DECLARE
 	e_hint text;
 BEGIN
 DECLARE
-	column_type regtype := chash.key_column_type(relation, key_column);
+	typed boolean := chash.plan_typed_keys(from_ring, to_ring);
+	column_type regtype := CASE WHEN typed THEN chash.typed_key_column_type(relation, key_column)
+								ELSE chash.key_column_type(relation, key_column) END;
 BEGIN
 	IF pg_typeof(as_type) <> column_type THEN
 		RAISE EXCEPTION USING ERRCODE = 'datatype_mismatch',
@@ -328,7 +381,8 @@ BEGIN
 			HINT = format('Pass NULL::%s as as_type.', column_type);
 	END IF;
 	PERFORM chash.plan_kind(from_ring, to_ring);
-	RETURN QUERY EXECUTE chash.moved_keys_query(relation, key_column, column_type)
+	RETURN QUERY EXECUTE CASE WHEN typed THEN chash.typed_moved_keys_query(relation, key_column)
+							  ELSE chash.moved_keys_query(relation, key_column, column_type) END
 	USING from_ring, to_ring;
 END;
 EXCEPTION WHEN OTHERS THEN
@@ -363,6 +417,16 @@ BEGIN
 			MESSAGE = 'keys must not be null';
 	END IF;
 	SELECT y.typelem::regtype INTO key_type FROM pg_type y WHERE y.oid = pg_typeof(keys);
+	IF chash.plan_typed_keys(from_ring, to_ring) THEN
+		-- as they are (the other ring's chash_lookup checks their text)
+		RETURN QUERY
+			SELECT s.k, s.f, s.t
+			FROM (SELECT u.k, @extschema@.chash_lookup(from_ring, u.k) AS f,
+						 @extschema@.chash_lookup(to_ring, u.k) AS t
+				  FROM unnest(keys) AS u(k) OFFSET 0) s
+			WHERE s.f <> s.t;
+		RETURN;
+	END IF;
 	settings := chash.key_text_settings(key_type);
 	IF settings IS NOT NULL THEN
 		RAISE EXCEPTION USING
@@ -444,6 +508,23 @@ SELECT format($q$
 $$;
 COMMENT ON FUNCTION chash.moved_keys_query(regclass, name, regtype) IS
 	'the query of chash_moved_keys with a relation, from ring $1 to ring $2';
+
+-- The same where a ring hashes keys as their SQL type: the column as it is
+CREATE OR REPLACE FUNCTION chash.typed_moved_keys_query(relation regclass, key_column name)
+	RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+SELECT format($q$
+		SELECT k, f, t
+		FROM (SELECT %1$I AS k,
+					 @extschema@.chash_lookup($1, %1$I) AS f,
+					 @extschema@.chash_lookup($2, %1$I) AS t
+			  FROM %2$s OFFSET 0) s
+		WHERE f <> t$q$, key_column, relation)
+$$;
+COMMENT ON FUNCTION chash.typed_moved_keys_query(regclass, name) IS
+	'the query of chash_moved_keys with a relation, from ring $1 to ring $2, where a ring hashes keys as their SQL type: the key column as it is';
 
 -- (not STRICT: a strict call with a NULL constant would not evaluate
 -- chash.key_column_type, which names the NULL argument)

@@ -35,6 +35,21 @@ ALTER TABLE chash.ring_config
 COMMENT ON COLUMN chash.ring_config.notify IS
 	'whether each committed change of the ring sends NOTIFY chash_ring_changed with its name and new version (default false)';
 
+-- The types and collations of a key's columns, for rings that hash keys as
+-- their SQL type (PostgreSQL's hash partitioning): NULL for the rings there
+ALTER TABLE chash.ring_config ADD COLUMN key_types regtype[],
+	ADD COLUMN key_collations text[],
+	ADD CONSTRAINT ring_config_key_types_check
+		CHECK (pg_catalog.array_ndims(key_types) = 1 AND
+			   pg_catalog.cardinality(key_types) BETWEEN 1 AND 32 AND
+			   pg_catalog.array_position(key_types, NULL) IS NULL AND
+			   pg_catalog.array_ndims(key_collations) = 1 AND
+			   pg_catalog.cardinality(key_collations) = pg_catalog.cardinality(key_types));
+COMMENT ON COLUMN chash.ring_config.key_types IS
+	'for rings that hash keys as their SQL type (key hash postgres_partition): the types of the key''s columns, in order (a key of other types is refused); NULL: keys of any type';
+COMMENT ON COLUMN chash.ring_config.key_collations IS
+	'the collations of the key''s columns (qualified names; NULL for a type without one), as many as key_types';
+
 -- A node's capacity, the share of load planning gives it (chash_rebalance).
 -- Added without a default and filled, then given its default, so that the
 -- column is as a fresh install's (a default given with ADD COLUMN stays in

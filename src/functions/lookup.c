@@ -13,7 +13,10 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/partition.h"
 #include "catalog/pg_type_d.h"
+#include "common/hashfn.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/primnodes.h"
@@ -28,6 +31,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
+#include "utils/typcache.h"
 #include "utils/uuid.h"
 
 #include "functions/call_ring.h"
@@ -609,6 +613,182 @@ key_arg_bytes(const ChashPlacement *ring, bool utf8_as_is,
 	return data;
 }
 
+/*
+ * Keys hashed as their SQL type (key hashes of typed_keys: PostgreSQL's
+ * hash partitioning).  As get_partition_for_tuple places a row: each
+ * non-NULL column hashed by its type's extended hash function (of the
+ * default hash operator class, the function PostgreSQL itself calls, so
+ * that every type and every major hashes alike) with the column's
+ * collation and seed HASH_PARTITION_SEED, the hashes combined by
+ * hash_combine64 from 0.  A ring that records its key columns' types
+ * (key_types) refuses keys of other types, which would hash differently;
+ * a key of several columns is a row of them, ROW(a, b).
+ */
+StaticAssertDecl(CHASH_PG_PARTITION_SEED == HASH_PARTITION_SEED,
+				 "chash's partition seed is PostgreSQL's");
+
+/* Whether a key of type key hashes as a key column of type column does */
+static bool
+typed_key_matches(Oid key, Oid column)
+{
+	TypeCacheEntry *k;
+	TypeCacheEntry *c;
+
+	if (key == column)
+		return true;
+	if (!IsBinaryCoercible(key, column))
+		return false;
+	k = lookup_type_cache(getBaseType(key), TYPECACHE_HASH_EXTENDED_PROC);
+	c = lookup_type_cache(getBaseType(column), TYPECACHE_HASH_EXTENDED_PROC);
+	return OidIsValid(k->hash_extended_proc) &&
+		k->hash_extended_proc == c->hash_extended_proc;
+}
+
+/* The partition hash of one column's value, of type type */
+static uint64
+typed_column_hash(const ChashPlacement *ring, Oid type, Oid collation,
+				  Datum value)
+{
+	TypeCacheEntry *tc = lookup_type_cache(getBaseType(type),
+										   TYPECACHE_HASH_EXTENDED_PROC_FINFO);
+
+	if (unlikely(!OidIsValid(tc->hash_extended_proc)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("type %s has no extended hash function",
+						format_type_be(type)),
+				 errdetail("Ring \"%s\" hashes keys as PostgreSQL's hash partitioning does, by the extended hash function of their type's default hash operator class.",
+						   ring->spec.name)));
+	if (unlikely(collation == CHASH_COLLATION_MISSING))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("a key collation of ring \"%s\" does not exist",
+						ring->spec.name),
+				 errdetail("chash.ring_config.key_collations names a collation that is not in this database."),
+				 errhint("Import the ring again from its partitioned table.")));
+	if (!OidIsValid(collation))
+		collation = get_typcollation(type);
+	return DatumGetUInt64(FunctionCall2Coll(&tc->hash_extended_proc_finfo,
+											collation, value,
+											UInt64GetDatum(CHASH_PG_PARTITION_SEED)));
+}
+
+static pg_noinline void
+typed_key_error(const ChashPlacement *ring, Oid type)
+{
+	const ChashRingSpec *spec = &ring->spec;
+	StringInfoData types;
+
+	initStringInfo(&types);
+	for (int i = 0; i < spec->nkey_types; i++)
+		appendStringInfo(&types, "%s%s", i > 0 ? ", " : "",
+						 format_type_be(spec->key_types[i]));
+	if (spec->nkey_types == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("ring \"%s\" takes keys of type %s, not %s",
+						spec->name, types.data, format_type_be(type)),
+				 errdetail("Its key column is of type %s: PostgreSQL hashes each type by a function of its own, so a key of another type is refused rather than hashed as that type.",
+						   types.data),
+				 errhint("Cast the key to %s.", types.data)));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("ring \"%s\" takes keys of %d columns (%s), not of type %s",
+					spec->name, spec->nkey_types, types.data,
+					format_type_be(type)),
+			 errdetail("A key of several columns is a row of the columns' values, in the partition key's order, each of its column's type."),
+			 errhint("Pass the key as ROW(value1, value2, ...), each value cast to its column's type.")));
+}
+
+/* The partition hash of a key given as a row: each column's, combined */
+static uint64
+typed_row_hash(const ChashPlacement *ring, Datum key)
+{
+	const ChashRingSpec *spec = &ring->spec;
+	HeapTupleHeader td = DatumGetHeapTupleHeader(key);
+	TupleDesc	tupdesc = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(td),
+												 HeapTupleHeaderGetTypMod(td));
+	HeapTupleData tuple;
+	Datum	   *values;
+	bool	   *nulls;
+	int			column = 0;
+	uint64		hash = 0;
+
+	tuple.t_len = HeapTupleHeaderGetDatumLength(td);
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = InvalidOid;
+	tuple.t_data = td;
+	values = palloc(sizeof(Datum) * Max(tupdesc->natts, 1));
+	nulls = palloc(sizeof(bool) * Max(tupdesc->natts, 1));
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+
+		if (att->attisdropped)
+			continue;
+		if (column >= spec->nkey_types ||
+			!typed_key_matches(att->atttypid, spec->key_types[column]))
+		{
+			Oid			type = HeapTupleHeaderGetTypeId(td);
+
+			ReleaseTupleDesc(tupdesc);
+			typed_key_error(ring, type);
+		}
+		column++;
+	}
+	if (column != spec->nkey_types)
+	{
+		Oid			type = HeapTupleHeaderGetTypeId(td);
+
+		ReleaseTupleDesc(tupdesc);
+		typed_key_error(ring, type);
+	}
+	heap_deform_tuple(&tuple, tupdesc, values, nulls);
+	column = 0;
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		if (TupleDescAttr(tupdesc, i)->attisdropped)
+			continue;
+		/* NULL columns are skipped, as PostgreSQL skips them */
+		if (!nulls[i])
+			hash = hash_combine64(hash,
+								  typed_column_hash(ring, spec->key_types[column],
+													spec->key_collations[column],
+													values[i]));
+		column++;
+	}
+	ReleaseTupleDesc(tupdesc);
+	pfree(values);
+	pfree(nulls);
+	return hash;
+}
+
+/* The position of key argument argno of a ring whose key hash is typed */
+static pg_noinline uint64
+typed_key_position(FunctionCallInfo fcinfo, const ChashPlacement *ring,
+				   int argno)
+{
+	const ChashRingSpec *spec = &ring->spec;
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Datum		key = PG_GETARG_DATUM(argno);
+
+	if (!OidIsValid(type))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+				 errmsg("could not determine the type of the key")));
+	if (spec->nkey_types == 0)
+		return hash_combine64(0, typed_column_hash(ring, type,
+												   PG_GET_COLLATION(), key));
+	if (spec->nkey_types == 1 && typed_key_matches(type, spec->key_types[0]))
+		return hash_combine64(0, typed_column_hash(ring, spec->key_types[0],
+												   spec->key_collations[0],
+												   key));
+	if (spec->nkey_types > 1 && type_is_rowtype(type))
+		return typed_row_hash(ring, key);
+	typed_key_error(ring, type);
+	pg_unreachable();
+}
+
 /* The owner of a key of a keyed placement, or its preference order */
 static uint32
 keyed_owner(const ChashPlacement *ring, FunctionCallInfo fcinfo,
@@ -643,9 +823,12 @@ lookup_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	if (unlikely(ring->spec.keyed))
 		PG_RETURN_TEXT_P(call_node_text(fcinfo, ring,
 										keyed_owner(ring, fcinfo, type, NULL)));
-	position = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
-							call_utf8_as_is(fcinfo),
-							fcinfo, 1, type);
+	if (unlikely(ring->spec.key_hash->typed_keys))
+		position = typed_key_position(fcinfo, ring, 1);
+	else
+		position = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
+								call_utf8_as_is(fcinfo),
+								fcinfo, 1, type);
 	PG_RETURN_TEXT_P(call_node_text(fcinfo, ring,
 									chash_placement_owner(ring, position)));
 }
@@ -693,9 +876,12 @@ lookup_n_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	}
 	else
 	{
-		position = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
-								call_utf8_as_is(fcinfo),
-								fcinfo, 1, type);
+		if (unlikely(ring->spec.key_hash->typed_keys))
+			position = typed_key_position(fcinfo, ring, 1);
+		else
+			position = hash_key_arg(ring->spec.key_hash, ring->spec.hash_tag,
+									call_utf8_as_is(fcinfo),
+									fcinfo, 1, type);
 		order = palloc(sizeof(uint32) * n);
 		if (distinct_zones)
 			chash_placement_preference_zones(ring, position, order, n);
@@ -720,6 +906,9 @@ position_internal(FunctionCallInfo fcinfo, ChashKeyType type)
 	const ChashPlacement *ring = call_ring(fcinfo);
 	const ChashHashFunction *key_hash = ring->spec.key_hash;
 
+	if (unlikely(key_hash->typed_keys))
+		PG_RETURN_INT64(chash_position_to_int64(key_hash,
+												typed_key_position(fcinfo, ring, 1)));
 	PG_RETURN_INT64(chash_position_to_int64(key_hash,
 											hash_key_arg(key_hash,
 														 ring->spec.hash_tag,

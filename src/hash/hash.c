@@ -322,6 +322,19 @@ hash_pg(const unsigned char *data, size_t len)
 }
 
 /*
+ * The partition hash of a one-column key of text (of a deterministic
+ * collation) or bytea, whose extended hash function (hashtextextended,
+ * hashvarlenaextended) is hash_bytes_extended of its bytes: keys of other
+ * types are hashed by their own type's function in functions/lookup.c
+ */
+static uint64
+hash_postgres_partition(const unsigned char *data, size_t len)
+{
+	return hash_combine64(0, hash_bytes_extended(data, (int) len,
+												 CHASH_PG_PARTITION_SEED));
+}
+
+/*
  * The hashes of the Java ring code of the consistent-hashing articles work
  * on a String's UTF-16 code units.  This walks UTF-8 text as those units,
  * a character outside the BMP as its two surrogates; an error for bytes
@@ -693,6 +706,7 @@ static const ChashHashFunction chash_hash_functions[] = {
 	{"identity", 63, hash_identity, "the key as an integer, 0 to 2^63 - 1 (keys are decimal integers)", false, true},
 	{"int64", 64, hash_int64, "the key as a signed 64-bit integer, its two's complement bits (keys are decimal integers, as Java's long)", false, true},
 	{"pymemcache_murmur3", 32, hash_pymemcache_murmur3, "pymemcache's murmur3_32 of a str: MurmurHash3 x86 32-bit of the low byte of each code point", true},
+	{"postgres_partition", 64, hash_postgres_partition, "PostgreSQL's hash partitioning: each non-NULL key column's extended hash (its type's default hash operator class, seed HASH_PARTITION_SEED), combined by hash_combine64; keys are hashed as their SQL type", .typed_keys = true},
 	{"cassandra_murmur3", 64, hash_cassandra_murmur3, "Cassandra's Murmur3Partitioner token (its MurmurHash3 x64 128, signed tail bytes) of the key as CQL serialises it; positions in signed order", false, false, true, true},
 };
 

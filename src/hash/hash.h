@@ -40,7 +40,23 @@ typedef struct ChashHashFunction
 	 * not as their text (CQL serialises a partition key so)
 	 */
 	bool		binary_keys;
+
+	/*
+	 * Keys are hashed as typed values, not bytes: by their type's extended
+	 * hash function, as PostgreSQL's hash partitioning hashes a row's
+	 * partition key (functions/lookup.c, which has the catalog at hand).
+	 * fn is then that hash of a one-column key of text or bytea, whose
+	 * extended hash is hash_bytes_extended of its bytes.
+	 */
+	bool		typed_keys;
 } ChashHashFunction;
+
+/*
+ * PostgreSQL's seed of the hash of a partition key: HASH_PARTITION_SEED of
+ * catalog/partition.h (functions/lookup.c checks that they are equal); the
+ * columns' hashes are combined by PostgreSQL's own hash_combine64
+ */
+#define CHASH_PG_PARTITION_SEED UINT64CONST(0x7A5B22367996DCFD)
 
 extern const ChashHashFunction *chash_hash_find(const char *name);
 extern uint32 chash_crc32(const unsigned char *data, size_t len);

@@ -56,6 +56,7 @@ typedef struct CatalogIds
 	bool		has_capacity;	/* node_config.capacity, from 1.4 */
 	bool		has_address;	/* node_config.address, from 1.4 */
 	bool		has_notify;		/* ring_config.notify, from 1.4 */
+	bool		has_key_types;	/* ring_config.key_types, from 1.4 */
 } CatalogIds;
 
 static CatalogIds ids;
@@ -100,6 +101,7 @@ lookup_ids(void)
 	ids.has_capacity = get_attnum(ids.node_table, "capacity") != InvalidAttrNumber;
 	ids.has_address = get_attnum(ids.node_table, "address") != InvalidAttrNumber;
 	ids.has_notify = get_attnum(ids.ring_table, "notify") != InvalidAttrNumber;
+	ids.has_key_types = get_attnum(ids.ring_table, "key_types") != InvalidAttrNumber;
 }
 
 /* Whether the catalog has ring_config.table_size (1.3 on) */
@@ -201,7 +203,7 @@ chash_catalog_is_table(Oid relid)
 static const char *const ring_columns[] = {
 	"ring", "algorithm", "hash", "key_hash", "vnodes", "vnode_name",
 	"vnode_first", "ketama_variant", "ties", "version", "table_size", "lookup",
-	"hash_tag"
+	"hash_tag", "key_types", "key_collations"
 };
 static const char *const node_columns[] = {
 	"ring", "node", "weight", "vnodes", "state", "ordinal", "zone", "tokens",
@@ -541,6 +543,17 @@ static const char *const ring_queries[] = {
 	" coalesce(table_size, 0), lookup, hash_tag"
 	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
 	" WHERE ring" CHASH_EQ "$1",
+	/* 1.4 with key types: collations by name, 0 for none, ~0 if missing */
+	"SELECT algorithm, hash, coalesce(key_hash, hash),"
+	" vnodes, vnode_name, vnode_first, ketama_variant, ties, version,"
+	" coalesce(table_size, 0), lookup, hash_tag, key_types::pg_catalog.oid[],"
+	" ARRAY(SELECT CASE WHEN u.c IS NULL THEN 0::pg_catalog.oid"
+	"  ELSE coalesce(pg_catalog.to_regcollation(u.c)::pg_catalog.oid,"
+	"  4294967295::pg_catalog.oid) END"
+	"  FROM pg_catalog.unnest(key_collations) WITH ORDINALITY AS u(c, i)"
+	"  ORDER BY u.i)"
+	" FROM " CHASH_SCHEMA "." CHASH_RING_TABLE
+	" WHERE ring" CHASH_EQ "$1",
 };
 static const char *const node_queries[] = {
 	"SELECT node, weight, coalesce(vnodes, 0),"
@@ -556,6 +569,46 @@ static const char *const node_queries[] = {
 	" FROM " CHASH_SCHEMA "." CHASH_NODE_TABLE
 	" WHERE ring" CHASH_EQ "$1",
 };
+
+/*
+ * The types and collations of a ring's key columns (columns 13 and 14 of
+ * its row), into cxt; none if key_types is NULL
+ */
+static void
+read_key_types(HeapTuple row, MemoryContext cxt, ChashRingSpec *spec)
+{
+	bool		isnull;
+	Datum		types = SPI_getbinval(row, SPI_tuptable->tupdesc, 13, &isnull);
+	Datum		colls;
+	Datum	   *t;
+	Datum	   *c;
+	int			nt;
+	int			nc;
+	Oid		   *key_types;
+	Oid		   *key_collations;
+
+	if (isnull)
+		return;
+	colls = SPI_getbinval(row, SPI_tuptable->tupdesc, 14, &isnull);
+	deconstruct_array(DatumGetArrayTypeP(types), OIDOID, sizeof(Oid), true,
+					  TYPALIGN_INT, &t, NULL, &nt);
+	deconstruct_array(DatumGetArrayTypeP(colls), OIDOID, sizeof(Oid), true,
+					  TYPALIGN_INT, &c, NULL, &nc);
+	/* (the catalog's constraint: as many, none NULL) */
+	if (nt != nc || nt < 1)
+		elog(ERROR, "ring \"%s\" has %d key types and %d key collations",
+			 spec->name, nt, nc);
+	key_types = MemoryContextAlloc(cxt, sizeof(Oid) * nt);
+	key_collations = MemoryContextAlloc(cxt, sizeof(Oid) * nt);
+	for (int i = 0; i < nt; i++)
+	{
+		key_types[i] = DatumGetObjectId(t[i]);
+		key_collations[i] = DatumGetObjectId(c[i]);
+	}
+	spec->nkey_types = nt;
+	spec->key_types = key_types;
+	spec->key_collations = key_collations;
+}
 
 /*
  * Read a ring's configuration into the current memory context, as the
@@ -574,7 +627,7 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 
 	lookup_ids();
 	version = ids.catalog_1_0 ? 0 : ids.ring_version == InvalidAttrNumber ? 1 :
-		ids.has_hash_tag ? 4 : ids.has_table_size ? 3 : 2;
+		ids.has_key_types ? 5 : ids.has_hash_tag ? 4 : ids.has_table_size ? 3 : 2;
 
 	ringdatum = CStringGetTextDatum(ring);
 	if (!ActiveSnapshotSet())
@@ -614,6 +667,8 @@ read_ring(const char *ring, bool latest, bool with_nodes)
 		spec->table_size = version >= 2 ? DatumGetInt32(spi_value(row, 10)) : 0;
 		spec->lookup_name = version >= 2 ? spi_text(row, 11, callercxt) : NULL;
 		spec->hash_tag = version >= 3 ? spi_text(row, 12, callercxt) : NULL;
+		if (version >= 5)
+			read_key_types(row, callercxt, spec);
 	}
 
 	if (with_nodes)

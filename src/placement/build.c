@@ -264,6 +264,16 @@ spec_copy(ChashRingSpec *dst, const ChashRingSpec *src)
 	dst->ties_name = src->ties_name ? pstrdup(src->ties_name) : NULL;
 	dst->lookup_name = src->lookup_name ? pstrdup(src->lookup_name) : NULL;
 	dst->hash_tag = src->hash_tag ? pstrdup(src->hash_tag) : NULL;
+	if (src->nkey_types > 0)
+	{
+		Oid		   *types = palloc(sizeof(Oid) * src->nkey_types);
+		Oid		   *collations = palloc(sizeof(Oid) * src->nkey_types);
+
+		memcpy(types, src->key_types, sizeof(Oid) * src->nkey_types);
+		memcpy(collations, src->key_collations, sizeof(Oid) * src->nkey_types);
+		dst->key_types = types;
+		dst->key_collations = collations;
+	}
 	dst->nodes = palloc(sizeof(ChashNodeSpec) * Max(src->nnodes, 1));
 	for (int k = 0; k < src->nnodes; k++)
 	{

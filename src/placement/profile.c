@@ -227,6 +227,15 @@ static const ChashProfile chash_profiles[] = {
 		.checked_against = "redis-server 7.0.15 (Debian 12): CLUSTER KEYSLOT and the owner of every key and slot of a running cluster, before and after redis-cli --cluster reshard and rebalance",
 	},
 	{
+		.name = "postgres_partitions",
+		.system = "PostgreSQL's hash partitioning (PARTITION BY HASH, FOR VALUES WITH (MODULUS m, REMAINDER r)), mixed moduli included",
+		.algorithm = "slots",
+		.key_hash = "postgres_partition",
+		.settable = CHASH_SETTING_TABLE_SIZE,
+		.nodes = "each partition's qualified name; chash_ring_import(ring, 'postgres_partitions', 'schema.table') reads them with their bounds: table_size is the largest modulus, and the partition of modulus m and remainder r owns every slot s with s % m = r",
+		.checked_against = "PostgreSQL itself (the major the tests run on): the partition tableoid names for every row of real hash-partitioned tables, 13 key types, moduli 1 to 64 and mixed (test/sql/pg_partitions.sql)",
+	},
+	{
 		.name = "cassandra",
 		.system = "Apache Cassandra's Murmur3Partitioner: token rings, keys as CQL serialises them (chash_cql_key)",
 		.algorithm = "tokens",

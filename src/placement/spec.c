@@ -160,6 +160,22 @@ chash_ring_prepare_spec(ChashRingSpec *spec)
 	}
 
 	spec->algorithm->prepare(spec);
+
+	/* keys as SQL types: a position, from the key's typed value */
+	if (spec->nkey_types > 0 && !spec->key_hash->typed_keys)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key_types applies to rings that hash keys as their SQL type only"),
+				 errdetail("Ring \"%s\" hashes keys with \"%s\", which hashes their bytes.",
+						   spec->name, spec->key_hash->name),
+				 errhint("Set key_types to NULL, or key_hash to \"postgres_partition\".")));
+	if (spec->keyed && spec->key_hash->typed_keys)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("algorithm \"%s\" cannot use key hash \"%s\"",
+						spec->algorithm->name, spec->key_hash->name),
+				 errdetail("Ring \"%s\" scores each node with the key's bytes, and \"%s\" hashes keys as their SQL type.",
+						   spec->name, spec->key_hash->name)));
 	/* the last point at or before a key: see apply_lookup_rule */
 	if (spec->lookup == CHASH_LOOKUP_PREDECESSOR)
 		spec->strictly_after = true;
@@ -372,6 +388,15 @@ chash_ring_spec_fingerprint(const ChashRingSpec *spec, uint8 fingerprint[16])
 	fingerprint_bytes(&state, &spec->table_size, sizeof(spec->table_size));
 	fingerprint_string(&state, spec->lookup_name);
 	fingerprint_string(&state, spec->hash_tag);
+	/* (nothing for rings without key types, as before they existed) */
+	if (spec->nkey_types > 0)
+	{
+		fingerprint_bytes(&state, &spec->nkey_types, sizeof(spec->nkey_types));
+		fingerprint_bytes(&state, spec->key_types,
+						  (int) sizeof(Oid) * spec->nkey_types);
+		fingerprint_bytes(&state, spec->key_collations,
+						  (int) sizeof(Oid) * spec->nkey_types);
+	}
 	fingerprint_bytes(&state, &spec->nnodes, sizeof(spec->nnodes));
 	for (int k = 0; k < spec->nnodes; k++)
 	{

@@ -67,6 +67,8 @@ typedef enum ChashLookupRule
 
 struct ChashAlgorithm;
 
+#define CHASH_COLLATION_MISSING ((Oid) 0xFFFFFFFF)
+
 typedef struct ChashRingSpec
 {
 	char		name[NAMEDATALEN];
@@ -84,6 +86,16 @@ typedef struct ChashRingSpec
 	const char *lookup_name;	/* lookup rule as configured, NULL: default */
 	const char *hash_tag;		/* a key's tag delimiters, NULL: none */
 	int64		version;		/* ring_config.version, 0 where unknown */
+
+	/*
+	 * The types and collations of a key's columns, for key hashes of typed
+	 * keys (key_hash->typed_keys): 0 columns, keys of any type.  A collation
+	 * is InvalidOid for a type without one, CHASH_COLLATION_MISSING where
+	 * the catalog names one that does not exist.
+	 */
+	int			nkey_types;
+	const Oid  *key_types;
+	const Oid  *key_collations;
 	int			nnodes;
 	ChashNodeSpec *nodes;		/* sorted by UTF-8 name, byte order */
 

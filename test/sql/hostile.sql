@@ -97,6 +97,8 @@ INSERT INTO hostile_samples VALUES
 	('to_ring', NULL, '''hostile_hap_next''', 'chash.export_plan_haproxy_runtime'),
 	('from_ring', NULL, '''hostile_hap''', 'chash.export_plan_haproxy_servers'),
 	('to_ring', NULL, '''hostile_hap_next''', 'chash.export_plan_haproxy_servers'),
+	('ring', NULL, '''hostile_pgp''', 'chash.import_postgres_partitions'),
+	('input', NULL, '''hostile_keys''', 'chash.import_postgres_partitions'),
 	('ring', NULL, '''hostile_cass''', 'chash.import_nodetool_ring'),
 	('input', NULL, 'E''Datacenter: dc1\nAddress Rack Status State Load Owns Token\n10.0.1.1 r1 Up Normal 1 KiB ? -9000\n''',
 	 'chash.import_nodetool_ring');
