@@ -7,6 +7,8 @@
 -- for every row.
 --
 SET jit = off;
+-- the rings of other tests, left as they are
+CREATE TEMP TABLE pgp_rings_before AS SELECT ring FROM chash.ring_config;
 SET client_min_messages = warning;
 CREATE SCHEMA pgp;
 CREATE TYPE pgp.mood AS ENUM ('sad', 'ok', 'happy', 'elated', 'calm');
@@ -92,7 +94,9 @@ SELECT pgp.make('t_bool', 'k boolean', 'k', pgp.moduli(7),
 SELECT * FROM pgp.check('t_bool', 'k');
 SELECT pgp.make('t_enum', 'k pgp.mood', 'k', pgp.moduli(7),
 				$$SELECT (enum_range(NULL::pgp.mood))[1 + g % 5] FROM generate_series(1, 100000) g$$);
-SELECT * FROM pgp.check('t_enum', 'k');
+-- (an enum hashes as its labels' OIDs, which differ from one database to
+-- the next: how many partitions its 5 values fill varies)
+SELECT rows, keys, differ FROM pgp.check('t_enum', 'k');
 -- two columns, NULLs in one (NULL columns are skipped), a key as ROW(a, b)
 SELECT pgp.make('t_two', 'a int4, b text', 'a, b', pgp.moduli(7),
 				$$SELECT g / 3, CASE WHEN g % 3 = 0 THEN NULL ELSE 'b' || g END FROM generate_series(1, 100000) g$$);
@@ -230,9 +234,7 @@ SELECT count(*) FROM chash_moved_keys('t_date', 't_date2', 'pgp.t_date'::regclas
 SELECT count(*) FROM chash_moved_keys('t_date', 't_date_ketama', 'pgp.t_date'::regclass, 'k', NULL::date);
 
 -- Partitions that are foreign tables keep their server as target
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS postgres_fdw;
-RESET client_min_messages;
+CREATE EXTENSION postgres_fdw;
 CREATE SERVER pgp_remote FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname 'nowhere');
 CREATE TABLE pgp.f (k int8) PARTITION BY HASH (k);
 CREATE TABLE pgp.f_0 PARTITION OF pgp.f FOR VALUES WITH (MODULUS 2, REMAINDER 0);
@@ -315,5 +317,8 @@ DROP OWNED BY regress_chash_pgp_writer;
 DROP ROLE regress_chash_pgp_writer;
 DROP ROLE regress_chash_pgp_nobody;
 DROP SERVER pgp_remote;
-SELECT count(chash_ring_drop(r)) FROM (SELECT array_agg(ring) AS a FROM chash.ring_config) s, unnest(s.a) r;
+DROP EXTENSION postgres_fdw;
+SELECT count(chash_ring_drop(r))
+FROM (SELECT array_agg(ring) AS a FROM chash.ring_config
+	  WHERE ring NOT IN (SELECT ring FROM pgp_rings_before)) s, unnest(s.a) r;
 RESET client_min_messages;

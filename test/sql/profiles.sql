@@ -70,7 +70,7 @@ DECLARE
 BEGIN
 	FOR r IN SELECT ring FROM chash.ring_config WHERE ring LIKE 'by\_%' OR ring LIKE 'as\_%' LOOP
 		PERFORM chash_node_add(r, '10.0.0.' || i || ':6379',
-							   CASE WHEN r ~ '(redis_cluster|spymemcached|spymemcached_libmemcached|guava|jump|elasticsearch|cassandra|dubbo|pymemcache)$'
+							   CASE WHEN r ~ '(redis_cluster|postgres_partitions|spymemcached|spymemcached_libmemcached|guava|jump|elasticsearch|cassandra|dubbo|pymemcache)$'
 									THEN 1 ELSE i % 3 + 1 END,
 							   tokens => CASE WHEN r ~ 'cassandra$'
 											  THEN ARRAY[i * 1000000000000000000 - 4000000000000000000,
