@@ -311,6 +311,29 @@ SELECT chash_lookup('t_text', 'a');
 SELECT chash_ring_create('e_rendezvous', algorithm => 'rendezvous', ketama_variant => 'pymemcache',
 						 hash => 'pymemcache_murmur3', key_hash => 'postgres_partition');
 
+-- The migration SQL from a layout to a ketama ring over the same
+-- partitions and one more table: its statements move exactly the rows
+-- whose owner differs, each from its partition to its new table
+CREATE TABLE pgp.mig (id int8 PRIMARY KEY, v text) PARTITION BY HASH (id);
+CREATE TABLE pgp.mig_0 PARTITION OF pgp.mig FOR VALUES WITH (MODULUS 4, REMAINDER 0);
+CREATE TABLE pgp.mig_1 PARTITION OF pgp.mig FOR VALUES WITH (MODULUS 4, REMAINDER 1);
+CREATE TABLE pgp.mig_2 PARTITION OF pgp.mig FOR VALUES WITH (MODULUS 4, REMAINDER 2);
+CREATE TABLE pgp.mig_3 PARTITION OF pgp.mig FOR VALUES WITH (MODULUS 4, REMAINDER 3);
+CREATE TABLE pgp.mig_4 (id int8 PRIMARY KEY, v text);
+INSERT INTO pgp.mig SELECT g, 'v' || g FROM generate_series(1, 10000) g;
+SELECT chash_ring_import('mig_parts', 'postgres_partitions', 'pgp.mig');
+SELECT chash_ring_create('mig_ketama', profile => 'libmemcached');
+SELECT count(chash_node_add('mig_ketama', 'pgp.mig_' || i)) FROM generate_series(0, 4) i;
+SELECT count(chash_node_set(ring, node, target => node)) FROM chash.node_config WHERE ring IN ('mig_parts', 'mig_ketama');
+WITH s AS (SELECT s FROM chash_migration_sql('mig_parts', 'mig_ketama', 'pgp.mig', 'id') s WHERE s ~ '^INSERT INTO'),
+	 k AS (SELECT substring(s FROM 'INSERT INTO (\S+)') AS dst, substring(s FROM 'FROM (\S+) t') AS src,
+				  unnest(substring(s FROM 'ANY \(''(\{[^'']*\})''')::int8[]) AS id FROM s)
+SELECT count(*) AS listed,
+	   count(*) FILTER (WHERE chash_lookup('mig_parts', k.id) <> k.src OR chash_lookup('mig_ketama', k.id) <> k.dst) AS misplaced,
+	   (SELECT count(*) FROM pgp.mig m WHERE chash_lookup('mig_parts', m.id) <> chash_lookup('mig_ketama', m.id)) AS changing,
+	   (SELECT count(*) FROM pgp.mig m WHERE m.tableoid::regclass::text <> chash_lookup('mig_parts', m.id)) AS not_in_partition
+FROM k;
+
 SET client_min_messages = warning;
 DROP SCHEMA pgp CASCADE;
 DROP OWNED BY regress_chash_pgp_writer;
