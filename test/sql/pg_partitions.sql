@@ -334,6 +334,14 @@ SELECT count(*) AS listed,
 	   (SELECT count(*) FROM pgp.mig m WHERE m.tableoid::regclass::text <> chash_lookup('mig_parts', m.id)) AS not_in_partition
 FROM k;
 
+-- and the reports count the table's rows where PostgreSQL keeps them
+SELECT count(*) AS nodes,
+	   count(*) FILTER (WHERE d.keys IS DISTINCT FROM p.n) AS key_distribution_differs,
+	   count(*) FILTER (WHERE l.rows IS DISTINCT FROM p.n) AS load_differs
+FROM (SELECT m.tableoid::regclass::text AS node, count(*) AS n FROM pgp.mig m GROUP BY 1) p
+LEFT JOIN chash_key_distribution('mig_parts', 'pgp.mig', 'id') d ON d.node = p.node
+LEFT JOIN (SELECT node, sum(rows) AS rows FROM chash_load('mig_parts', 'pgp.mig', 'id') GROUP BY node) l ON l.node = p.node;
+
 SET client_min_messages = warning;
 DROP SCHEMA pgp CASCADE;
 DROP OWNED BY regress_chash_pgp_writer;
