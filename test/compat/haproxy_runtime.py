@@ -115,7 +115,10 @@ def config(workdir, backend_file, addresses_file):
         "  timeout server 120s",
         "  timeout http-keep-alive 600s",
         "  timeout http-request 120s",
-        "  retries 0",
+        # a server connection that the echo frontend closed for idleness
+        # just as HAProxy reused it: the GET again, on the same server
+        "  retries 3",
+        "  retry-on conn-failure empty-response",
         "frontend fe",
         '  bind "unix@%s"' % os.path.join(workdir, "front.sock"),
         "  http-response set-header X-Srv %[srv_name]",

@@ -156,7 +156,8 @@ def pipeline(connect, requests, nconn, window, what, io_timeout):
             s = connect()
             s.setblocking(False)
             st = {"sock": s, "idx": idx, "sent": 0, "done": 0,
-                  "out": bytearray(), "in": bytearray(), "pos": 0}
+                  "out": bytearray(), "in": bytearray(), "pos": 0,
+                  "reconnects": 0}
             conns.append(st)
             sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE, st)
         remaining = len(requests)
@@ -175,10 +176,26 @@ def pipeline(connect, requests, nconn, window, what, io_timeout):
                         chunk = None
                     if chunk is not None:
                         if not chunk:
-                            raise RoutesError(
-                                "%s closed a connection after %d of its %d "
-                                "requests" % (what, st["done"],
-                                              len(st["idx"])))
+                            # a proxy may close a keep-alive connection
+                            # (HTTP lets it): the unanswered requests go
+                            # again on a new one, a few times at most
+                            if st["reconnects"] >= 10:
+                                raise RoutesError(
+                                    "%s closed a connection after %d of its "
+                                    "%d requests, %d times" % (
+                                        what, st["done"], len(st["idx"]),
+                                        st["reconnects"] + 1))
+                            sel.unregister(s)
+                            s.close()
+                            s = connect()
+                            s.setblocking(False)
+                            st.update(sock=s, sent=st["done"], out=bytearray(),
+                                      reconnects=st["reconnects"] + 1)
+                            del st["in"][:]
+                            st["pos"] = 0
+                            sel.register(s, selectors.EVENT_READ
+                                         | selectors.EVENT_WRITE, st)
+                            continue
                         st["in"] += chunk
                         while True:
                             r = parse_response(st["in"], st["pos"])
