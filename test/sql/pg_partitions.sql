@@ -166,7 +166,7 @@ $$;
 SELECT * FROM pgp.gap_check(3000);
 SELECT chash_lookup('gap', g.k)
 FROM (SELECT k FROM generate_series(1::int8, 100) k
-	  WHERE NOT EXISTS (SELECT FROM pgp.gap p WHERE p.k = k.k) LIMIT 1) g;
+	  WHERE NOT EXISTS (SELECT FROM pgp.gap p WHERE p.k = k.k) ORDER BY k LIMIT 1) g;
 
 -- chash_position is PostgreSQL's row hash, whose remainder picks the slot
 SELECT chash_position('m_8', 'user-1'::text) = chash_hash('postgres_partition', 'user-1') AS text_hash_matches;
