@@ -8,6 +8,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "catalog/pg_type.h"
