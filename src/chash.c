@@ -3,8 +3,10 @@
  * chash.c
  *	  Module set-up of the chash extension.
  *
- * chash needs no shared_preload_libraries: everything it keeps is per
- * backend, set up when the library is first loaded.
+ * chash needs no shared_preload_libraries: what it keeps is set up when
+ * the library is first loaded.  Only sharing rings across backends on
+ * PostgreSQL 14 to 16 needs it (metadata/shared.c), for the shared memory
+ * that must be asked for at server start.
  *
  *-------------------------------------------------------------------------
  */

@@ -15,6 +15,9 @@ GRANT USAGE ON SCHEMA chash TO PUBLIC;
 GRANT SELECT ON chash.ring_config, chash.node_config TO PUBLIC;
 GRANT USAGE, SELECT ON SEQUENCE chash.node_ordinal_seq TO PUBLIC;
 GRANT SELECT ON chash.rings, chash.nodes, chash.ring_balance TO PUBLIC;
+-- (they name rings that row-level security may hide, in every session)
+REVOKE ALL ON FUNCTION chash.shared_rings(), chash.shared_ring_stats() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION chash.shared_rings(), chash.shared_ring_stats() TO pg_read_all_stats;
 REVOKE ALL ON FUNCTION chash.catalog_trigger(), chash.check_node_values(),
 	chash.notify_ring_changed() FROM PUBLIC;
 

@@ -91,3 +91,19 @@ CREATE OR REPLACE FUNCTION chash.cache_stats()
 COMMENT ON FUNCTION chash.cache_stats() IS
 	'this backend''s ring cache and ring changes: ring names with a ring cached, rings cached (all versions), rings built, versions read, configurations read, changed rings checked by counting them whole and from the changed rows, since the backend started; bytes the cached rings hold now, rings freed to fit chash.cache_memory, and bytes the routing calls of running statements keep between calls (chash_lookup''s node names, at most two rings'' a call site)';
 
+CREATE OR REPLACE FUNCTION chash.shared_rings()
+	RETURNS TABLE(ring text, version bigint, state text, bytes bigint,
+				  backends integer, maps bigint, built_at timestamptz,
+				  builder integer)
+	AS 'MODULE_PATHNAME', 'chash_shared_rings_sql'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION chash.shared_rings() IS
+	'the rings of this database in shared memory (chash.shared_rings): each one''s version, state (shared, or building), bytes, the backends that hold it, how often backends mapped it, when it was built and by which backend';
+
+CREATE OR REPLACE FUNCTION chash.shared_ring_stats()
+	RETURNS TABLE(counter text, backend bigint, server bigint, detail text)
+	AS 'MODULE_PATHNAME', 'chash_shared_ring_stats_sql'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION chash.shared_ring_stats() IS
+	'rings built and shared, rings mapped that another backend built, the bytes of the shared rings held (by this backend; in all), and rings built in a backend''s own memory instead, by reason (fallback: ...): this backend''s counts and the server''s since it started (NULL without shared memory); detail says why sharing is unavailable, or the last error';
+

@@ -93,4 +93,49 @@ InitMaterializedSRF(FunctionCallInfo fcinfo, bits32 flags)
 	make_range(typcache, lower, upper, empty)
 #endif
 
+/*
+ * Shared memory for the rings shared across backends (metadata/shared.c).
+ * 17 brought the DSM registry, a named segment that any backend makes on
+ * first use, without shared_preload_libraries; before, the segment must be
+ * asked for at server start (shmem_request_hook from 15, _PG_init on 14).
+ * 19 gave the registry's init callback an argument, and names an LWLock
+ * tranche once, in shared memory, where each backend registered the name.
+ */
+#if PG_VERSION_NUM >= 170000
+#include "storage/dsm_registry.h"
+#define CHASH_HAVE_DSM_REGISTRY 1
+#endif
+#if PG_VERSION_NUM >= 190000
+#define CHASH_DSM_INIT_PARAMS void *ptr, void *arg
+#define chash_named_dsm_segment(name, size, init, found) \
+	GetNamedDSMSegment(name, size, init, found, NULL)
+#elif PG_VERSION_NUM >= 170000
+#define CHASH_DSM_INIT_PARAMS void *ptr
+#define chash_named_dsm_segment(name, size, init, found) \
+	GetNamedDSMSegment(name, size, init, found)
+#endif
+#if PG_VERSION_NUM >= 150000
+#define CHASH_HAVE_SHMEM_REQUEST_HOOK 1
+#endif
+
+#include "storage/lwlock.h"
+
+static inline int
+chash_lwlock_tranche_new(const char *name)
+{
+#if PG_VERSION_NUM >= 190000
+	return LWLockNewTrancheId(name);
+#else
+	return LWLockNewTrancheId();
+#endif
+}
+
+static inline void
+chash_lwlock_tranche_register(int tranche, const char *name)
+{
+#if PG_VERSION_NUM < 190000
+	LWLockRegisterTranche(tranche, name);
+#endif
+}
+
 #endif							/* CHASH_COMPAT_H */

@@ -23,11 +23,13 @@
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
 
 #include "functions/call_ring.h"
 #include "metadata/cache.h"
+#include "metadata/shared.h"
 #include "placement/profile.h"
 
 /*
@@ -416,5 +418,84 @@ chash_cache_stats_sql(PG_FUNCTION_ARGS)
 			 rsinfo->setDesc->natts != 10)
 		elog(ERROR, "chash.cache_stats() returns 7, 9 or 10 columns");
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
+}
+
+/* chash.shared_rings(): the rings of this database in shared memory */
+PG_FUNCTION_INFO_V1(chash_shared_rings_sql);
+
+Datum
+chash_shared_rings_sql(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ChashSharedRingInfo *rings;
+	int			n;
+
+	InitMaterializedSRF(fcinfo, 0);
+	n = chash_shared_rings_list(&rings);
+	for (int i = 0; i < n; i++)
+	{
+		ChashSharedRingInfo *r = &rings[i];
+		Datum		values[8];
+		bool		nulls[8] = {false, false, false, false, false, false,
+		false, false};
+
+		values[0] = CStringGetTextDatum(r->name);
+		values[1] = Int64GetDatum(r->version);
+		nulls[1] = r->version == 0;
+		values[2] = CStringGetTextDatum(r->ready ? "shared" : "building");
+		values[3] = Int64GetDatum(r->bytes);
+		values[4] = Int32GetDatum(r->backends);
+		values[5] = Int64GetDatum(r->maps);
+		values[6] = TimestampTzGetDatum(r->built_at);
+		nulls[6] = !r->ready;
+		values[7] = Int32GetDatum(r->builder);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* chash.shared_ring_stats(): rings shared, mapped, and built alone, why */
+PG_FUNCTION_INFO_V1(chash_shared_ring_stats_sql);
+
+static void
+shared_stats_row(ReturnSetInfo *rsinfo, const char *counter, int64 backend,
+				 int64 server, const char *detail)
+{
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	values[0] = CStringGetTextDatum(counter);
+	values[1] = Int64GetDatum(backend);
+	values[2] = Int64GetDatum(server);
+	nulls[2] = server < 0;
+	values[3] = detail ? CStringGetTextDatum(detail) : (Datum) 0;
+	nulls[3] = detail == NULL;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+Datum
+chash_shared_ring_stats_sql(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ChashSharedCounts c;
+
+	InitMaterializedSRF(fcinfo, 0);
+	chash_shared_counts(&c);
+	shared_stats_row(rsinfo, "built", c.backend_builds, c.server_builds, NULL);
+	shared_stats_row(rsinfo, "mapped", c.backend_maps, c.server_maps, NULL);
+	shared_stats_row(rsinfo, "bytes", c.backend_bytes, c.server_bytes, NULL);
+	for (int i = 0; i < CHASH_SHARED_NFALLBACKS; i++)
+	{
+		const char *detail = NULL;
+
+		if (i == CHASH_SHARED_UNAVAILABLE && !c.available)
+			detail = c.unavailable;
+		else if (i == CHASH_SHARED_ERROR)
+			detail = c.last_error;
+		shared_stats_row(rsinfo,
+						 psprintf("fallback: %s", chash_shared_fallback_names[i]),
+						 c.backend_fallbacks[i], c.server_fallbacks[i], detail);
+	}
 	return (Datum) 0;
 }

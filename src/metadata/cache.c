@@ -62,6 +62,7 @@
 
 #include "metadata/cache.h"
 #include "metadata/catalog.h"
+#include "metadata/shared.h"
 
 /* A built ring, and what tells it apart from other rings of its name */
 typedef struct CachedRing
@@ -70,7 +71,8 @@ typedef struct CachedRing
 	int64		version;		/* the version it was built at, 0 if unknown */
 	uint8		fingerprint[16];
 	uint64		last_use;		/* use_clock at its last use */
-	Size		bytes;			/* memory it holds */
+	Size		bytes;			/* memory it holds, shared or its own */
+	ChashSharedRef *shared;		/* where it is mapped from shared memory */
 	struct CachedRing *next;
 } CachedRing;
 
@@ -123,6 +125,8 @@ free_cached_ring(CachedRing *cr)
 {
 	cache_bytes -= cr->bytes;
 	MemoryContextDelete(cr->ring->mcxt);
+	if (cr->shared != NULL)
+		chash_shared_release(cr->shared);
 	pfree(cr);
 }
 
@@ -288,6 +292,7 @@ chash_cache_init(void)
 							256 * 1024, 0, MAX_KILOBYTES,
 							PGC_SUSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
+	chash_shared_init();
 	MarkGUCPrefixReserved("chash");
 	CacheRegisterRelcacheCallback(chash_relcache_callback, (Datum) 0);
 	RegisterXactCallback(chash_xact_callback, NULL);
@@ -523,14 +528,22 @@ resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation)
 	}
 	if (cr == NULL)
 	{
-		ChashPlacement *ring = chash_placement_build(spec, buildcxt);
+		ChashSharedRef *shared;
+		bool		built;
+		ChashPlacement *ring = chash_shared_placement(spec, fingerprint,
+													  buildcxt, &shared,
+													  &built);
 
-		stats.builds++;
+		if (built)
+			stats.builds++;
 		/* the build ran no SQL: entry still stands */
 		MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
 		cr = MemoryContextAllocZero(CacheMemoryContext, sizeof(CachedRing));
 		cr->ring = ring;
+		cr->shared = shared;
 		cr->bytes = MemoryContextMemAllocated(ring->mcxt, true);
+		if (shared != NULL)
+			cr->bytes += chash_shared_ref_bytes(shared);
 		cache_bytes += cr->bytes;
 		memcpy(cr->fingerprint, fingerprint, sizeof(fingerprint));
 		cr->next = entry->rings;

@@ -656,3 +656,142 @@ chash_placement_build(const ChashRingSpec *spec, MemoryContext parent)
 		return chash_ring_build(spec, parent);
 	return computed_build(spec, parent);
 }
+
+/*
+ * A ring of points as one block of memory that holds no pointers, so that
+ * it can be copied into shared memory and read there by any backend at any
+ * address: a header, then the arrays a lookup reads, each on a cache line
+ * of its own.  What the spec gives (nodes, zones) is not in it: the reader
+ * has the spec, and the block is only ever read with the spec it was
+ * built from (metadata/shared.c finds it by the spec's fingerprint).
+ */
+#define FLAT_RING_MAGIC 0x63687231	/* "chr1" */
+
+typedef struct ChashFlatRing
+{
+	uint32		magic;
+	uint32		npoints;
+	int32		nnodes;
+	int32		nactive;
+	uint32		nbuckets;
+	int32		bucket_shift;
+	int32		frac_shift;
+	bool		wide;			/* 4-byte owners */
+	uint64		max_position;
+	Size		positions;		/* offsets from the header */
+	Size		owners;
+	Size		node_points;
+	Size		bucket;
+	Size		size;
+} ChashFlatRing;
+
+static inline Size
+flat_align(Size offset)
+{
+	return TYPEALIGN(PG_CACHE_LINE_SIZE, offset);
+}
+
+/* The layout of ring's block, into header (its size in header->size) */
+static void
+flat_layout(const ChashPlacement *ring, ChashFlatRing *header)
+{
+	Size		offset = flat_align(sizeof(ChashFlatRing));
+	int			nnodes = Max(ring->spec.nnodes, 1);
+
+	memset(header, 0, sizeof(ChashFlatRing));
+	header->magic = FLAT_RING_MAGIC;
+	header->npoints = ring->npoints;
+	header->nnodes = ring->spec.nnodes;
+	header->nactive = ring->nactive;
+	header->nbuckets = ring->nbuckets;
+	header->bucket_shift = ring->bucket_shift;
+	header->frac_shift = ring->frac_shift;
+	header->wide = ring->owners32 != NULL;
+	header->max_position = ring->max_position;
+	header->positions = offset;
+	offset = flat_align(offset + sizeof(uint64) *
+						((Size) ring->npoints + CHASH_BUCKET_WINDOW));
+	header->owners = offset;
+	offset = flat_align(offset + (header->wide ? sizeof(uint32) : sizeof(uint16)) *
+						Max((Size) ring->npoints, 1));
+	header->node_points = offset;
+	offset = flat_align(offset + sizeof(uint32) * nnodes);
+	header->bucket = offset;
+	offset = flat_align(offset + sizeof(uint32) * ((Size) ring->nbuckets + 1));
+	header->size = offset;
+}
+
+/* The size of a ring of points as one block */
+Size
+chash_ring_flat_size(const ChashPlacement *ring)
+{
+	ChashFlatRing header;
+
+	Assert(ring->kind == CHASH_PLACEMENT_POINTS);
+	flat_layout(ring, &header);
+	return header.size;
+}
+
+/* Copy a ring of points into dst, chash_ring_flat_size(ring) bytes */
+void
+chash_ring_flatten(const ChashPlacement *ring, void *dst)
+{
+	ChashFlatRing header;
+	char	   *base = dst;
+
+	Assert(ring->kind == CHASH_PLACEMENT_POINTS);
+	flat_layout(ring, &header);
+	memcpy(base, &header, sizeof(header));
+	memcpy(base + header.positions, ring->positions,
+		   sizeof(uint64) * ((Size) ring->npoints + CHASH_BUCKET_WINDOW));
+	if (header.wide)
+		memcpy(base + header.owners, ring->owners32,
+			   sizeof(uint32) * Max((Size) ring->npoints, 1));
+	else
+		memcpy(base + header.owners, ring->owners16,
+			   sizeof(uint16) * Max((Size) ring->npoints, 1));
+	memcpy(base + header.node_points, ring->node_points,
+		   sizeof(uint32) * Max(ring->spec.nnodes, 1));
+	memcpy(base + header.bucket, ring->bucket,
+		   sizeof(uint32) * ((Size) ring->nbuckets + 1));
+}
+
+/*
+ * The ring of spec whose points are in the block flat (of size bytes), made
+ * by chash_ring_flatten from a ring of that spec: a placement in a memory
+ * context of its own under parent that reads the block where it is, which
+ * must outlive it.  NULL if the block is not such a ring's.
+ */
+ChashPlacement *
+chash_ring_from_flat(const ChashRingSpec *spec, const void *flat, Size size,
+					 MemoryContext parent)
+{
+	const ChashFlatRing *header = flat;
+	const char *base = flat;
+	ChashPlacement *ring;
+	MemoryContext oldcxt;
+
+	if (size < sizeof(ChashFlatRing) || header->magic != FLAT_RING_MAGIC ||
+		header->size != size || header->nnodes != spec->nnodes ||
+		spec->algorithm->kind != CHASH_PLACEMENT_POINTS)
+		return NULL;
+	ring = placement_new(spec, CHASH_PLACEMENT_POINTS, parent);
+	ring->npoints = header->npoints;
+	ring->nactive = header->nactive;
+	ring->nbuckets = header->nbuckets;
+	ring->bucket_shift = header->bucket_shift;
+	ring->frac_shift = header->frac_shift;
+	ring->max_position = header->max_position;
+	/* (read only: the placement is immutable once built) */
+	ring->positions = (uint64 *) (base + header->positions);
+	if (header->wide)
+		ring->owners32 = (uint32 *) (base + header->owners);
+	else
+		ring->owners16 = (uint16 *) (base + header->owners);
+	ring->node_points = (uint32 *) (base + header->node_points);
+	ring->bucket = (uint32 *) (base + header->bucket);
+	oldcxt = MemoryContextSwitchTo(ring->mcxt);
+	assign_zones(ring);
+	MemoryContextSwitchTo(oldcxt);
+	return ring;
+}

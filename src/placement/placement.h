@@ -217,4 +217,11 @@ extern ChashPlacement *chash_ring_build(const ChashRingSpec *spec,
 extern ChashPlacement *chash_placement_build(const ChashRingSpec *spec,
 											 MemoryContext parent);
 
+/* A ring of points as one block without pointers (placement/build.c) */
+extern Size chash_ring_flat_size(const ChashPlacement *ring);
+extern void chash_ring_flatten(const ChashPlacement *ring, void *dst);
+extern ChashPlacement *chash_ring_from_flat(const ChashRingSpec *spec,
+											const void *flat, Size size,
+											MemoryContext parent);
+
 #endif							/* CHASH_PLACEMENT_H */

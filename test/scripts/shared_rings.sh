@@ -1,0 +1,339 @@
+#!/usr/bin/env bash
+# Rings shared across backends (chash.shared_rings): a ring is built once and
+# mapped by the other backends and parallel workers, which route exactly as
+# a backend that builds its own; a build that is cancelled, or whose backend
+# is terminated or killed, leaves nothing stuck; a ring no backend holds is
+# freed; past chash.shared_memory, or where /dev/shm is too small, every
+# lookup still works, from a backend's own build, with the reason counted.
+#
+# Starts its own clusters (chash in shared_preload_libraries, which 14 to
+# 16 need for sharing), on Unix sockets in a private directory:
+#   1. the main cluster: sessions kept open through fifos;
+#   2. the same cluster without shared_preload_libraries: on 14 to 16
+#      sharing is unavailable (counted, with its reason) and lookups work;
+#      from 17 the DSM registry shares without it;
+#   3. as root, a cluster in a mount namespace of its own whose /dev/shm is
+#      a 2 MB tmpfs: a ring of 2.7 MB cannot be shared, a small one can.
+#
+#   test/bin/with-cluster.sh test/scripts/shared_rings.sh
+set -euo pipefail
+shopt -s inherit_errexit
+
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+major=$("$bindir/postgres" --version | sed -E 's/.* ([0-9]+)[^0-9].*/\1/')
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/chash-shared.XXXXXX")
+chmod 755 "$tmp"
+if [ "$(id -u)" -eq 0 ]; then
+	chown postgres: "$tmp"
+	as_owner() { (cd "$tmp" && runuser -u postgres -- "$@"); }
+	pguser=postgres
+else
+	as_owner() { (cd "$tmp" && "$@"); }
+	pguser=$(id -un)
+fi
+checks=0
+failed=0
+session_pids=()
+
+stop_server() {
+	local dir=$1
+	if [ -f "$dir/postmaster.pid" ]; then
+		as_owner "$bindir/pg_ctl" -D "$dir" -m fast -w stop >/dev/null 2>&1 ||
+			as_owner "$bindir/pg_ctl" -D "$dir" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+}
+
+cleanup() {
+	local rc=$? pid
+	for pid in "${session_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+	stop_server "$tmp/data"
+	stop_server "$tmp/small"
+	if [ $rc -ne 0 ]; then
+		echo "shared_rings: FAILED (exit status $rc)" >&2
+		tail -n 20 "$tmp/server.log" >&2 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	exit $rc
+}
+trap cleanup EXIT
+
+ok() { checks=$((checks + 1)); echo "ok      $1"; }
+fail() { checks=$((checks + 1)); failed=$((failed + 1)); echo "FAILED  $1"; }
+# check WHAT GOT WANT
+check() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1 (got '$2', want '$3')"; fi; }
+
+# start DIR LOGNAME SETTINGS...: a cluster on a socket in $tmp/DIR.sock
+start() {
+	local dir=$1 log=$2
+	shift 2
+	as_owner "$bindir/pg_ctl" -D "$tmp/$dir" -l "$tmp/$log" -w \
+		-o "-c listen_addresses='' -k $tmp/$dir.sock -c port=5432 -c fsync=off -c jit=off $*" \
+		start >/dev/null
+}
+init() {
+	mkdir -p "$tmp/$1.sock"
+	[ "$(id -u)" -ne 0 ] || chown postgres: "$tmp/$1.sock"
+	as_owner "$bindir/initdb" -D "$tmp/$1" -U "$pguser" -A trust -E UTF8 --locale=C \
+		--no-sync >/dev/null
+}
+
+export PGHOST=$tmp/data.sock PGPORT=5432 PGUSER=$pguser PGDATABASE=postgres
+psql_q() { "$bindir/psql" -X -q -At -F ' ' -v ON_ERROR_STOP=1 "$@"; }
+q() { psql_q -c "$1"; }
+
+# Sessions kept open: "open NAME [PGOPTIONS]", then "ask NAME SQL" prints
+# what SQL printed (errors included) once the session has run it
+open() {
+	local name=$1
+	rm -f "$tmp/$name.in"
+	mkfifo "$tmp/$name.in"
+	PGOPTIONS=${2:-} "$bindir/psql" -X -q -At -F ' ' <"$tmp/$name.in" >"$tmp/$name.out" 2>&1 &
+	session_pids+=($!)
+	eval "exec {fd_$name}>\"$tmp/$name.in\""
+	: >"$tmp/$name.marks"
+}
+echo 0 >"$tmp/marks"
+ask() {
+	local name=$1 sql=$2 fd from to i marks
+	eval "fd=\$fd_$name"
+	# (a file: ask runs in command substitutions, subshells)
+	marks=$(($(cat "$tmp/marks") + 1))
+	echo "$marks" >"$tmp/marks"
+	from=$(($(wc -l <"$tmp/$name.out") + 1))
+	printf '%s\n\\echo mark-%s\n' "$sql" "$marks" >&"$fd"
+	for i in $(seq 1 1200); do
+		grep -qx "mark-$marks" "$tmp/$name.out" && break
+		sleep 0.1
+	done
+	to=$(grep -nx "mark-$marks" "$tmp/$name.out" | cut -d: -f1)
+	[ -n "$to" ] || { echo "session $name did not answer: $sql" >&2; return 1; }
+	sed -n "${from},$((to - 1))p" "$tmp/$name.out"
+}
+close() {
+	local name=$1 fd
+	eval "fd=\$fd_$name"
+	eval "exec $fd>&-"
+}
+# a server count of chash.shared_ring_stats()
+server_count() { q "SELECT server FROM chash.shared_ring_stats() WHERE counter = '$1'"; }
+# wait (at most 20 s) until SQL returns t
+await() {
+	local i
+	for i in $(seq 1 200); do
+		[ "$(q "$1")" = t ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# every key's owner, as one md5: SESSION-or-"-" RING
+owners_sql() { echo "SELECT md5(string_agg(chash_lookup('$1', g), ',' ORDER BY g)) FROM generate_series(1, 100000) g;"; }
+
+# --- 1. the main cluster -------------------------------------------------
+init data
+start data server.log "-c shared_preload_libraries=chash"
+q "CREATE EXTENSION chash" >/dev/null
+q "SELECT chash_ring_create('r', vnodes => 16384)" >/dev/null
+q "SELECT count(chash_node_add('r', 'node-' || g)) FROM generate_series(1, 4) g" >/dev/null
+q "SELECT chash_ring_create('big', vnodes => 1048576)" >/dev/null
+q "SELECT count(chash_node_add('big', 'node-' || g)) FROM generate_series(1, 4) g" >/dev/null
+want=$(PGOPTIONS="-c chash.shared_rings=off" psql_q -c "$(owners_sql r)")
+
+open h
+ask h "SELECT chash_lookup('r', 'k') IS NOT NULL;" >/dev/null
+check "the first backend builds the ring" \
+	"$(ask h "SELECT builds FROM chash.cache_stats();")" 1
+check "and shares it: one entry, one backend" \
+	"$(q "SELECT state, backends, bytes > 65536 * 10 FROM chash.shared_rings() WHERE ring = 'r'")" "shared 1 t"
+
+open b
+got=$(ask b "$(owners_sql r)")
+check "another backend routes 100,000 keys as one that builds its own" "$got" "$want"
+check "without building: it mapped the ring" \
+	"$(ask b "SELECT c.builds, s.backend FROM chash.cache_stats() c, chash.shared_ring_stats() s WHERE s.counter = 'mapped';")" "0 1"
+check "two backends hold it" "$(q "SELECT backends FROM chash.shared_rings() WHERE ring = 'r'")" 2
+check "its cache counts the ring's bytes against chash.cache_memory" \
+	"$(ask b "SELECT memory >= (SELECT bytes FROM chash.shared_rings() WHERE ring = 'r') FROM chash.cache_stats();")" t
+
+# parallel workers map the ring too
+built=$(server_count built)
+mapped=$(server_count mapped)
+par="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+q "CREATE TABLE keys AS SELECT g FROM generate_series(1, 100000) g; ANALYZE keys" >/dev/null
+# (a sum of each key's hash with its owner's: aggregated in the workers)
+sum_sql="SELECT sum(hashtext(g || ':' || chash_lookup('r', g))) FROM keys"
+want_sum=$(PGOPTIONS="-c chash.shared_rings=off" psql_q -c "$sum_sql")
+plan=$(psql_q -c "$par" -c "EXPLAIN (COSTS OFF) $sum_sql")
+case $plan in *"Partial Aggregate"*) ok "the lookups run in parallel workers" ;; *) fail "no parallel plan: $plan" ;; esac
+got=$(psql_q -c "$par" -c "$sum_sql")
+check "parallel workers route as a backend that builds its own" "$got" "$want_sum"
+check "and build nothing: the leader and the workers mapped the shared ring" \
+	"$(server_count built) $(($(server_count mapped) >= mapped + 2))" "$built 1"
+
+# a ring no one shared: a parallel query builds its own in each process
+q "SELECT chash_ring_create('fresh', vnodes => 1000); SELECT chash_node_add('fresh', n) FROM unnest(ARRAY['x', 'y']) n" >/dev/null
+fallbacks=$(server_count "fallback: parallel query")
+got=$(psql_q -c "$par" -c "SELECT count(*) FILTER (WHERE chash_lookup('fresh', g) IS NULL), count(DISTINCT chash_lookup('fresh', g)) FROM keys")
+check "a parallel query on a ring not yet shared still routes every key" "$got" "0 2"
+check "counting why it built its own (parallel query)" \
+	"$(($(server_count "fallback: parallel query") > fallbacks))" 1
+
+# a ring change: the holder maps the new version, the old one is freed
+ask h "SELECT chash_node_add('r', 'node-5');" >/dev/null
+ask h "SELECT chash_lookup('r', 'k') IS NOT NULL;" >/dev/null
+ask b "SELECT chash_lookup('r', 'k') IS NOT NULL;" >/dev/null
+check "after a change both backends hold the new version, the old one is freed" \
+	"$(q "SELECT count(*), min(backends), min(version) = (SELECT version FROM chash.ring_config WHERE ring = 'r') FROM chash.shared_rings() WHERE ring = 'r'")" "1 2 t"
+want5=$(PGOPTIONS="-c chash.shared_rings=off" psql_q -c "$(owners_sql r)")
+check "and route as the new version" "$(ask b "$(owners_sql r)")" "$want5"
+
+# rings are freed once no backend holds them
+close h
+close b
+if await "SELECT count(*) = 0 FROM chash.shared_rings() WHERE ring = 'r'"; then
+	ok "the ring is freed once the backends that held it ended"
+else
+	fail "the ring is still shared: $(q "SELECT * FROM chash.shared_rings()")"
+fi
+check "and the shared rings take 0 bytes" "$(server_count bytes)" 0
+
+# one builder: two backends that want the ring at once build it once
+built=$(server_count built)
+mapped=$(server_count mapped)
+for s in w1 w2; do open "$s"; done
+fd1=$fd_w1
+fd2=$fd_w2
+printf "SELECT chash_lookup('big', 'k');\n" >&"$fd1"
+printf "SELECT chash_lookup('big', 'k');\n" >&"$fd2"
+ask w1 "SELECT 1;" >/dev/null
+ask w2 "SELECT 1;" >/dev/null
+check "two backends that route on a new ring at once: one build, one mapping" \
+	"$(($(server_count built) - built)) $(($(server_count mapped) - mapped))" "1 1"
+close w1
+close w2
+await "SELECT count(*) = 0 FROM chash.shared_rings()" || fail "big still shared"
+
+# a build that is cancelled leaves no entry behind
+await "SELECT count(*) = 0 FROM chash.shared_rings()" || fail "big still shared"
+out=$(PGOPTIONS="-c statement_timeout=20" psql_q -c "SELECT chash_lookup('big', 'k')" 2>&1 || true)
+case $out in *"statement timeout"*) ok "a build cancelled by statement_timeout ends in its error" ;; *) fail "cancelled build: $out" ;; esac
+check "and leaves no entry being built" "$(q "SELECT count(*) FROM chash.shared_rings() WHERE state = 'building'")" 0
+check "the next backend builds and shares the ring" \
+	"$(psql_q -c "SELECT chash_lookup('big', 'k') IS NOT NULL" -c "SELECT backend FROM chash.shared_ring_stats() WHERE counter = 'built'")" "t
+1"
+
+# a builder terminated, then one killed, in the middle of its build
+for how in terminate kill; do
+	await "SELECT count(*) = 0 FROM chash.shared_rings()" || fail "big still shared before the $how"
+	open v
+	vpid=$(ask v "SELECT pg_backend_pid();")
+	printf "SELECT chash_lookup('big', 'k');\n" >&"$fd_v"
+	if await "SELECT count(*) > 0 FROM chash.shared_rings() WHERE state = 'building' AND builder = $vpid"; then
+		if [ $how = terminate ]; then
+			q "SELECT pg_terminate_backend($vpid)" >/dev/null
+		else
+			kill -9 "$vpid"
+		fi
+		ok "a builder caught building ($how)"
+	else
+		fail "the builder ($how) was never seen building"
+	fi
+	close v
+	if [ $how = kill ]; then
+		# the postmaster restarts every backend and reinitializes shared memory
+		for i in $(seq 1 300); do
+			"$bindir/pg_isready" -q && [ "$(q "SELECT 1" 2>/dev/null)" = 1 ] && break
+			sleep 0.1
+		done
+	fi
+	if await "SELECT count(*) = 0 FROM chash.shared_rings() WHERE state = 'building'"; then
+		ok "no entry stays being built after the builder's $how"
+	else
+		fail "an entry stays being built after $how: $(q "SELECT * FROM chash.shared_rings()")"
+	fi
+	check "a new backend then builds and shares it ($how)" \
+		"$(psql_q -c "SELECT chash_lookup('big', 'k') IS NOT NULL" -c "SELECT backend FROM chash.shared_ring_stats() WHERE counter = 'built'")" "t
+1"
+done
+
+# chash.shared_memory: a ring that does not fit is built by each backend
+q "ALTER SYSTEM SET chash.shared_memory = '256kB'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+await "SELECT current_setting('chash.shared_memory') = '256kB'" || fail "the setting was not reloaded"
+fallbacks=$(server_count "fallback: memory limit")
+got=$(psql_q -c "$(owners_sql r)")
+check "past chash.shared_memory a backend routes as one that builds its own" "$got" "$want5"
+check "counting why (memory limit), and sharing nothing" \
+	"$(($(server_count "fallback: memory limit") - fallbacks)) $(q "SELECT count(*) FROM chash.shared_rings() WHERE ring = 'r'")" "1 0"
+q "ALTER SYSTEM RESET chash.shared_memory" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+
+# chash.shared_rings = off: today's behaviour, nothing shared
+check "with chash.shared_rings off a backend builds its own and shares nothing" \
+	"$(PGOPTIONS="-c chash.shared_rings=off" psql_q -c "SELECT chash_lookup('r', 'k') IS NOT NULL" -c "SELECT (SELECT builds FROM chash.cache_stats()), (SELECT count(*) FROM chash.shared_rings())")" "t
+1 0"
+
+# DROP EXTENSION and CREATE again while another backend holds a shared ring
+open h
+ask h "SELECT chash_lookup('r', 'k') IS NOT NULL;" >/dev/null
+psql_q -c "DROP EXTENSION chash CASCADE" -c "CREATE EXTENSION chash" \
+	-c "SELECT chash_ring_create('r', vnodes => 16384)" \
+	-c "SELECT count(chash_node_add('r', 'node-' || g)) FROM generate_series(1, 3) g" >/dev/null
+want3=$(PGOPTIONS="-c chash.shared_rings=off" psql_q -c "$(owners_sql r)")
+check "after DROP EXTENSION and CREATE a new backend routes by the new ring" "$(psql_q -c "$(owners_sql r)")" "$want3"
+check "and so does the backend that held the old one" "$(ask h "$(owners_sql r)")" "$want3"
+close h
+await "SELECT count(*) = 0 FROM chash.shared_rings()" || fail "rings still shared after the sessions ended: $(q "SELECT * FROM chash.shared_rings()")"
+ok "every shared ring freed once no backend holds one"
+
+# a role without the right to see the counts
+q "CREATE ROLE nobody_$$ LOGIN" >/dev/null
+out=$(psql_q -U "nobody_$$" -c "SELECT * FROM chash.shared_rings()" 2>&1 || true)
+case $out in *"permission denied"*) ok "a role without pg_read_all_stats may not list the shared rings" ;; *) fail "shared_rings for a role without grants: $out" ;; esac
+q "DROP ROLE nobody_$$" >/dev/null
+stop_server "$tmp/data"
+
+# --- 2. without shared_preload_libraries -----------------------------------
+start data server.log
+got=$(psql_q -c "SELECT chash_lookup('r', 'k') IS NOT NULL" -c "SELECT backend, coalesce(detail, '-'), (SELECT count(*) FROM chash.shared_rings()) FROM chash.shared_ring_stats() WHERE counter = 'fallback: unavailable'")
+if [ "$major" -lt 17 ]; then
+	check "without shared_preload_libraries (PostgreSQL $major) a lookup works, built alone, the reason counted" \
+		"$got" "t
+1 chash is not in shared_preload_libraries, which PostgreSQL 16 and older need for sharing 0"
+else
+	check "without shared_preload_libraries (PostgreSQL $major) the DSM registry shares the ring" \
+		"$got" "t
+0 - 1"
+fi
+stop_server "$tmp/data"
+
+# --- 3. a /dev/shm too small for the ring -------------------------------------
+if [ "$(id -u)" -ne 0 ]; then
+	fail "the small /dev/shm case needs root (a mount namespace)"
+else
+	init small
+	unshare -m --propagation private sh -c "
+		mount -t tmpfs -o size=2m tmpfs /dev/shm && chmod 1777 /dev/shm &&
+		runuser -u postgres -- '$bindir/pg_ctl' -D '$tmp/small' -l '$tmp/small.log' -w \
+			-o \"-c listen_addresses='' -k $tmp/small.sock -c port=5432 -c fsync=off -c shared_preload_libraries=chash -c max_parallel_workers_per_gather=0\" start" >/dev/null
+	export PGHOST=$tmp/small.sock
+	q "CREATE EXTENSION chash" >/dev/null
+	# 262,144 points: 2.7 MB as one block; 4,096 points: 50 kB
+	q "SELECT chash_ring_create('r', vnodes => 65536); SELECT chash_ring_create('s', vnodes => 1024)" >/dev/null
+	q "SELECT chash_node_add(r, 'node-' || g) FROM generate_series(1, 4) g, unnest(ARRAY['r', 's']) r" >/dev/null
+	want=$(PGOPTIONS="-c chash.shared_rings=off" psql_q -c "$(owners_sql r)")
+	open h
+	got=$(ask h "$(owners_sql r)")
+	check "with /dev/shm too small for the ring, 100,000 lookups route as a backend's own build" "$got" "$want"
+	got=$(ask h "SELECT backend, detail ~ 'No space left on device' FROM chash.shared_ring_stats() WHERE counter = 'fallback: error';")
+	check "counting why (error), with the server's message" "$got" "1 t"
+	wants=$(PGOPTIONS="-c chash.shared_rings=off" psql_q -c "$(owners_sql s)")
+	ask h "$(owners_sql s)" >/dev/null
+	check "a ring that fits is shared there, and routes as its own build" \
+		"$(psql_q -c "$(owners_sql s)" -c "SELECT backend FROM chash.shared_ring_stats() WHERE counter = 'mapped'")" "$wants
+1"
+	close h
+	stop_server "$tmp/small"
+fi
+
+echo "shared_rings: $checks checks, $failed failed (PostgreSQL $major)"
+[ "$failed" -eq 0 ]
