@@ -11,7 +11,10 @@
 # "N passed, N failed".  Fails if any suite failed or none ran.
 #
 #   test/bin/run-suites.sh [SUITE...]     default: every suite (REGRESS,
-#                                     ISOLATION and the scripts' names)
+#                                     ISOLATION, each again with rings
+#                                     not shared across backends:
+#                                     REGRESS_unshared, ISOLATION_unshared;
+#                                     and the scripts' names)
 #
 # CHASH_LANES          lanes side by side (default 3)
 # CHASH_SKIP_SCRIPTS   names of scripts not to run ("compat migrate_mysql")
@@ -103,13 +106,16 @@ if [ "${1:-}" = lane ]; then
 			continue
 		fi
 		case $suite in
-		REGRESS | ISOLATION)
+		REGRESS | ISOLATION | REGRESS_unshared | ISOLATION_unshared)
 			out=$logs/$suite
 			mkdir -p "$out"
 			ln -sfn "$root/expected" "$out/expected"
-			if [ "$suite" = REGRESS ]; then only=(ISOLATION=); else only=(REGRESS=); fi
+			if [ "${suite%_unshared}" = REGRESS ]; then only=(ISOLATION=); else only=(REGRESS=); fi
+			# (the _unshared runs: every backend builds its own rings)
+			unshared=
+			[ "$suite" = "${suite%_unshared}" ] || unshared="-c chash.shared_rings=off"
 			# with PostgreSQL's default JIT, which test/bin/with-cluster.sh turns off
-			bounded "$log" env PGOPTIONS="${PGOPTIONS:-} -c jit=on" \
+			bounded "$log" env PGOPTIONS="${PGOPTIONS:-} -c jit=on $unshared" \
 				make -s installcheck "${only[@]}" CHASH_OUTPUTDIR="$out"
 			rc=$?
 			[ -s "$out/regression.diffs" ] && cat "$out/regression.diffs" >>"$log"
@@ -154,12 +160,12 @@ chmod 755 "$logs"
 # doc/development.md), so that the lanes end together; a suite not listed
 # here runs after these.  Alone: after the lanes, one at a time.
 order=(compat compat_servers compat_cassandra move_online_faults move_online migrate_postgres
-	migrate_mysql REGRESS unit compat_redis rebalance_redis export_haproxy export_redis move_online_hostile churn rebalance rebalance_online
-	compat_elasticsearch crash release standby dump_restore svg docs ISOLATION encodings upgrade_equals_fresh
+	migrate_mysql REGRESS REGRESS_unshared unit compat_redis rebalance_redis export_haproxy export_redis move_online_hostile churn rebalance rebalance_online
+	compat_elasticsearch crash release standby dump_restore svg docs ISOLATION ISOLATION_unshared encodings upgrade_equals_fresh
 	released_scripts)
 alone=(package)
 
-all=(REGRESS ISOLATION)
+all=(REGRESS ISOLATION REGRESS_unshared ISOLATION_unshared)
 for script in test/scripts/*.sh; do
 	all+=("$(basename "$script" .sh)")
 done

@@ -10,6 +10,9 @@
 # queries cost enough to be compiled, which took more time than they ran,
 # and JIT decides nothing of chash's results; the regression and
 # isolation suites turn it back on for their sessions (test/bin/run-suites.sh).
+# chash is in shared_preload_libraries, so that rings are shared across
+# backends (chash.shared_rings) on every major, 14 to 16 too; the
+# REGRESS_unshared and ISOLATION_unshared suites turn sharing off.
 # The command gets PGHOST, PGPORT, PGUSER and PGDATABASE, and CHASH_PGDATA,
 # CHASH_PGLOG for tests that look at the server itself.
 set -euo pipefail
@@ -49,7 +52,7 @@ as_owner "$bindir/initdb" -D "$tmp/data" -U "$pguser" -A trust -E UTF8 \
 	exit 1
 }
 as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w \
-	-o "-c listen_addresses='' -k $tmp -c port=5432 -c fsync=off -c max_prepared_transactions=10 -c jit=${CHASH_JIT:-off}" \
+	-o "-c listen_addresses='' -k $tmp -c port=5432 -c fsync=off -c max_prepared_transactions=10 -c jit=${CHASH_JIT:-off} -c shared_preload_libraries=chash" \
 	start >/dev/null
 
 export PGHOST=$tmp PGPORT=5432 PGUSER=$pguser PGDATABASE=postgres
