@@ -377,7 +377,10 @@ def log_tail(nd, n=5):
 
 
 def wait_up(proc, port, deadline):
-    """True once the server answers PING, False if it exited."""
+    """True once the server answers PING, False if it exited.  The server
+    that answers must be proc: another suite's server may have taken the
+    port after pick_port found it free, and answer before proc, which
+    could not bind it, exits."""
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return False
@@ -385,7 +388,16 @@ def wait_up(proc, port, deadline):
             c = Conn(port, timeout=2)
             try:
                 if c.call("PING") == "PONG":
-                    return True
+                    info = c.call("INFO", "server")
+                    if isinstance(info, bytes):
+                        info = info.decode("utf-8", "replace")
+                    m = re.search(r"^process_id:(\d+)", str(info), re.M)
+                    if m and int(m.group(1)) == proc.pid:
+                        return True
+                    if m:
+                        # not ours: ours cannot have bound the port
+                        proc.wait()
+                        return False
             finally:
                 c.close()
         except (ConnectionError, OSError):
