@@ -20,7 +20,7 @@
 # (max_parallel_workers_per_gather = 0) except in figure 7, and with
 # jit = off, so that LLVM's compile time does not blur the functions'
 # own cost.  Key tables are prewarmed into shared buffers (pg_prewarm).
-# Figure 4 uses fresh backends (new connections), figure 8 a C program,
+# Figures 4 and 15 use fresh backends (new connections), figure 8 a C program,
 # test/bench/ketama_bench.c, built here against libmemcached, and figure 9
 # chash's own ring code in a program (test/bench/core_bench.c) against it;
 # figure 2b measures the machine's memory latency (test/bench/memlat.c).
@@ -35,6 +35,10 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+# Figures 1 to 14 measure rings each backend builds for itself; figure 15
+# turns chash.shared_rings on where it measures rings shared across backends
+export PGOPTIONS="${PGOPTIONS:-} -c chash.shared_rings=off"
+shared_on="$PGOPTIONS -c chash.shared_rings=on"
 runs=${CHASH_BENCH_RUNS:-5}
 big_rows=${CHASH_BENCH_BIG_ROWS:-10000000}
 builds=${CHASH_BENCH_BUILDS:-3}
@@ -45,7 +49,8 @@ done
 db=chash_bench_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-bench.XXXXXX")
 cleanup() {
-	"$bindir/dropdb" --if-exists "$db" >/dev/null 2>&1 || true
+	[ -z "${holder:-}" ] || kill "$holder" 2>/dev/null || true
+	"$bindir/dropdb" --force --if-exists "$db" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -571,7 +576,7 @@ SELECT * FROM bench.rebalance_tokens();
 SQL
 )
 read -r t_load t_rebalance t_units flat_load flat_rebalance flat_units tok_load tok_rebalance tok_units \
-	<<<"$(tail -n 3 <<<"$fig14" | tr '\n' ' ')"
+	<<<"$(grep -E '^[0-9.]+ [0-9.]+ [0-9]+$' <<<"$fig14" | tail -n 3 | tr '\n' ' ')"
 [ -n "$tok_units" ] || { echo "bench: figure 14 has no times: $fig14" >&2; exit 1; }
 
 pq -v tl="$t_load" -v tr="$t_rebalance" -v tu="$t_units" -v fl="$flat_load" -v fr="$flat_rebalance" -v fu="$flat_units" \
@@ -808,6 +813,150 @@ INSERT INTO bench.results VALUES
 INSERT INTO bench.results VALUES
 (9, '9 C core outside PostgreSQL', 'skipped', '-', '-', '-', '-', 'Needs gcc, libmemcached-dev and PostgreSQL''s libpgcommon.a and libpgport.a.');
 \endif
+SQL
+
+# --- figure 15: rings shared across backends ---------------------------------
+# A holder session keeps r4m (and r100) mapped from shared memory, as the
+# backend that built them, idle until the bench ends; the figures' sessions
+# turn chash.shared_rings on.
+progress "figure 15: rings shared across backends"
+mkfifo "$work/holder.in"
+PGOPTIONS=$shared_on "$bindir/psql" -X -q -d "$db" <"$work/holder.in" >/dev/null 2>&1 &
+holder=$!
+exec 8>"$work/holder.in"
+echo "SELECT chash_lookup('r4m', 'key:1'), chash_lookup('r100', 'key:1');" >&8
+for _ in $(seq 600); do
+	[ "$(pq -At -c "SELECT count(*) FROM chash.shared_rings() WHERE ring IN ('r4m', 'r100') AND state = 'shared'")" = 2 ] && break
+	sleep 0.1
+done
+[ "$(pq -At -c "SELECT count(*) FROM chash.shared_rings() WHERE state = 'shared'")" -ge 2 ] ||
+	{ echo "bench: figure 15: the holder did not share r4m and r100 (chash.shared_rings() is empty: no shared memory?)" >&2; exit 1; }
+ring_bytes=$(pq -At -c "SELECT bytes FROM chash.shared_rings() WHERE ring = 'r4m'")
+
+# 15a: the first lookup of fresh backends on the ring another one built
+best_shared='' shared_builds=''
+for _ in $(seq "$builds"); do
+	line=$(PGOPTIONS=$shared_on pq -At -F' ' -c "SET jit = off" -c "SELECT first_ms, builds FROM bench.build_probe('r4m')")
+	first=${line%% *}
+	if [ -z "$best_shared" ] || awk -v a="$first" -v b="$best_shared" 'BEGIN { exit !(a < b) }'; then
+		best_shared=$first
+		shared_builds=${line##* }
+	fi
+done
+
+# 15b: the proportional set size of 50 backends that each routed 100,000
+# keys on r4m (which touches nearly every page of its arrays), less that of
+# 50 that routed them on a 4-point ring, with sharing on and off
+pq -o /dev/null -c "SELECT chash_ring_create('tiny', vnodes => 1)" \
+	-c "SELECT count(chash_node_add('tiny', 'node-' || i)) FROM generate_series(1, 4) i"
+pss_of_50() {	# OPTIONS RING: total Pss of 50 backends that routed on RING, in bytes
+	local i pids total=0 pid kb
+	for i in $(seq 50); do
+		PGOPTIONS=$1 PGAPPNAME=bench15 "$bindir/psql" -X -q -d "$db" \
+			-c "SELECT count(chash_lookup('$2', k)) FROM keys100k" -c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
+	done
+	for _ in $(seq 1200); do
+		[ "$(pq -At -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'bench15' AND query LIKE '%pg_sleep%'")" = 50 ] && break
+		sleep 0.1
+	done
+	pids=$(pq -At -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'bench15' AND query LIKE '%pg_sleep%'")
+	for pid in $pids; do
+		kb=$(awk '/^Pss:/ { print $2 }' "/proc/$pid/smaps_rollup")
+		total=$((total + kb * 1024))
+	done
+	pq -o /dev/null -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'bench15'"
+	wait_bench15
+	echo "$(echo "$pids" | wc -w) $total"
+}
+wait_bench15() {
+	for _ in $(seq 600); do
+		[ "$(pq -At -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'bench15'")" = 0 ] && return
+		sleep 0.1
+	done
+}
+read -r n_on pss_on <<<"$(pss_of_50 "$shared_on" r4m)"
+read -r n_tiny pss_tiny <<<"$(pss_of_50 "$shared_on" tiny)"
+read -r n_off pss_off <<<"$(pss_of_50 "$PGOPTIONS" r4m)"
+[ "$n_on $n_tiny $n_off" = "50 50 50" ] || { echo "bench: figure 15b did not see 50 backends each time: $n_on $n_tiny $n_off" >&2; exit 1; }
+
+# 15f: figure 10 with sharing on: each pgbench connection maps r4m
+quiet_on=$(PGOPTIONS=$shared_on pgbench_tps "$fig10_secs" 8 "$work/route_r4m.sql")
+changes_per_second "$fig10_secs" &
+changer=$!
+churn_on=$(PGOPTIONS=$shared_on pgbench_tps "$fig10_secs" 8 "$work/route_r4m.sql")
+wait "$changer"
+
+PGOPTIONS=$shared_on pq -v runs="$runs" -v builds="$builds" -v first="$best_shared" -v sbuilds="$shared_builds" \
+	-v build="$b_first" -v ring_bytes="$ring_bytes" -v pss_on="$pss_on" -v pss_tiny="$pss_tiny" \
+	-v pss_off="$pss_off" -v quiet_on="$quiet_on" -v churn_on="$churn_on" \
+	-v quiet_off="$quiet_tps" -v churn_off="$churn_tps" <<'SQL'
+SET jit = off;
+SET max_parallel_workers_per_gather = 0;
+INSERT INTO bench.results VALUES
+(15, '15a shared ring: first lookup of a fresh backend vs building it',
+	bench.num(:first, 2) || ' ms', bench.num(:build) || ' ms', bench.num(:first / :build, 4),
+	'chash <= 2 ms', bench.yn(:first <= 2 AND :sbuilds = 0),
+	format('chash: bench.build_probe(''r4m'') as in 4a (a lookup on r100 first, then the first on r4m, timed) in a new connection with chash.shared_rings on, while a session that built r4m holds it: the call mapped it (%s rings built); best of %s backends.  peer: 4a, the same call building the ring.',
+		   :sbuilds, :builds)),
+(15.1, '15b ring memory of 50 backends on r4m: shared vs each its own',
+	bench.num((:pss_on - :pss_tiny) / 1048576.0) || ' MiB', bench.num((:pss_off - :pss_tiny) / 1048576.0) || ' MiB',
+	bench.num((:pss_on - :pss_tiny)::float8 / :ring_bytes, 2) || ' rings',
+	'chash <= 1.2 rings', bench.yn((:pss_on - :pss_tiny)::float8 / :ring_bytes <= 1.2),
+	format('The proportional set size (Pss, /proc/PID/smaps_rollup) of 50 backends that each routed the 100,000 keys of keys100k on r4m (touching nearly every page of its arrays), summed, less that of 50 backends that routed them on a 4-point ring: chash with chash.shared_rings on, peer with it off.  ratio = chash in rings of %s (the shared block; the peer is %s rings).  The holder session, which built the shared ring, maps it too and carries its share (1/51 of the pages all touched) outside the sum.',
+		   pg_size_pretty(:ring_bytes::bigint), bench.num((:pss_off - :pss_tiny)::float8 / :ring_bytes, 1)));
+
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+\warn 'bench: figure 15c: parallel count(chash_lookup) on r4m, shared, 2 workers vs 0'
+INSERT INTO bench.results
+SELECT 15.2, '15c shared ring, parallel, 2 workers vs serial, 1,000,000 keys on r4m',
+	   bench.per_key(a_ms, 1000000), bench.per_key(b_ms, 1000000), bench.num(b_ms / a_ms, 2),
+	   'peer/chash >= 1.6', bench.yn(a_launched = 2 AND b_ms / a_ms >= 1.6),
+	   format('SELECT count(chash_lookup(''r4m'', k)) FROM keys with max_parallel_workers_per_gather = 2 (chash; plan: %s) and 0 (peer), chash.shared_rings on: the workers map r4m.  ratio = speed-up.',
+			  bench.gathers(a_plan))
+FROM bench.pair($$SELECT count(chash_lookup('r4m', k)) FROM keys$$,
+				$$SELECT count(chash_lookup('r4m', k)) FROM keys$$, :runs, 2, 0);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- 15d, 15e: one session, each ring once mapped (r4m, r100) and once its
+-- own (copies of the same configuration, built with sharing off)
+SELECT chash_ring_copy('r4m', 'r4m_own'), chash_ring_copy('r100', 'r100_own') \g /dev/null
+SET chash.shared_rings = off;
+SELECT chash_lookup('r4m_own', 'key:1'), chash_lookup('r100_own', 'key:1') \g /dev/null
+SET chash.shared_rings = on;
+SELECT chash_lookup('r4m', 'key:1'), chash_lookup('r100', 'key:1') \g /dev/null
+\warn 'bench: figure 15d-e: lookups from a shared ring vs from its own'
+INSERT INTO bench.results
+SELECT 15.3, '15d lookups on r4m: shared vs its own (figure 2)',
+	   bench.per_key(a_ms, 1000000), bench.per_key(b_ms, 1000000), bench.num(a_ms / b_ms, 3),
+	   '0.95 <= chash/peer <= 1.05', bench.yn(a_ms / b_ms BETWEEN 0.95 AND 1.05),
+	   'chash: SELECT count(chash_lookup(''r4m'', k)) FROM keys, r4m mapped from shared memory; peer: the same on r4m_own, a copy built in the backend''s own memory.  Same session, interleaved.'
+FROM bench.pair($$SELECT count(chash_lookup('r4m', k)) FROM keys$$,
+				$$SELECT count(chash_lookup('r4m_own', k)) FROM keys$$, :runs);
+INSERT INTO bench.results
+SELECT 15.4, '15e lookups on r100: shared vs its own (figure 1)',
+	   bench.per_key(a_ms, 1000000), bench.per_key(b_ms, 1000000), bench.num(a_ms / b_ms, 3),
+	   '0.95 <= chash/peer <= 1.05', bench.yn(a_ms / b_ms BETWEEN 0.95 AND 1.05),
+	   'As 15d on r100 (16,000 points) and its copy r100_own.'
+FROM bench.pair($$SELECT count(chash_lookup('r100', k)) FROM keys$$,
+				$$SELECT count(chash_lookup('r100_own', k)) FROM keys$$, :runs);
+SELECT (SELECT count(*) FROM chash.shared_rings() WHERE ring IN ('r4m_own', 'r100_own')) = 0 AS own_not_shared \gset
+\if :own_not_shared
+\else
+\warn 'bench: figure 15d-e: the copies were shared'
+SELECT 1/0;
+\endif
+
+INSERT INTO bench.results VALUES
+(15.5, '15f ring changes under load, shared rings (figure 10)',
+	bench.num(:churn_on, 0) || ' tps', bench.num(:quiet_on, 0) || ' tps', bench.num(:churn_on / :quiet_on, 2),
+	'chash/peer >= 0.9', bench.yn(:churn_on / :quiet_on >= 0.9),
+	format('Figure 10 with chash.shared_rings on: 8 pgbench clients on r4m, each connection mapping it, while another ring changes once a second (chash) and quiet (peer).  Without sharing (figure 10): %s and %s tps.',
+		   bench.num(:churn_off, 0), bench.num(:quiet_off, 0)));
 SQL
 
 progress "done"

@@ -161,7 +161,7 @@ chmod 755 "$logs"
 # here runs after these.  Alone: after the lanes, one at a time.
 order=(compat compat_servers compat_cassandra move_online_faults move_online migrate_postgres
 	migrate_mysql REGRESS REGRESS_unshared unit compat_redis rebalance_redis export_haproxy export_redis move_online_hostile churn rebalance rebalance_online
-	compat_elasticsearch crash release standby dump_restore svg docs ISOLATION ISOLATION_unshared encodings upgrade_equals_fresh
+	compat_elasticsearch crash release standby shared_rings dump_restore svg docs ISOLATION ISOLATION_unshared encodings upgrade_equals_fresh
 	released_scripts)
 alone=(package)
 
