@@ -41,8 +41,6 @@
  */
 #include "postgres.h"
 
-#include <sys/mman.h>
-
 #include "access/xact.h"
 #include "lib/ilist.h"
 #include "miscadmin.h"
@@ -416,23 +414,6 @@ shared_at_exit(int code, Datum arg)
 	}
 }
 
-/*
- * Huge pages for a big ring where the kernel gives shared memory huge
- * pages on request (as placement/build.c asks for a local ring's arrays);
- * advice only
- */
-static void
-advise_huge_pages(void *address, Size size)
-{
-#ifdef MADV_HUGEPAGE
-	uintptr_t	start = TYPEALIGN(2 * 1024 * 1024, (uintptr_t) address);
-	uintptr_t	end = TYPEALIGN_DOWN(2 * 1024 * 1024, (uintptr_t) address + size);
-
-	if (end > start)
-		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
-#endif
-}
-
 typedef struct SegmentArgs
 {
 	const ChashPlacement *ring; /* to copy into a new segment, or NULL */
@@ -453,7 +434,8 @@ open_segment(void *arg)
 		if (args->seg == NULL)
 			return;
 		dsm_pin_mapping(args->seg);
-		advise_huge_pages(dsm_segment_address(args->seg), args->size);
+		/* (where the kernel gives shared memory huge pages on request) */
+		chash_advise_huge_pages(dsm_segment_address(args->seg), args->size);
 		chash_ring_flatten(args->ring, dsm_segment_address(args->seg));
 		dsm_pin_segment(args->seg);
 	}

@@ -339,21 +339,25 @@ placement_new(const ChashRingSpec *spec, ChashPlacementKind kind,
  */
 #define RING_HUGE_PAGE_SIZE (2 * 1024 * 1024)
 
+void
+chash_advise_huge_pages(void *p, Size size)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	start = TYPEALIGN(RING_HUGE_PAGE_SIZE, (uintptr_t) p);
+	uintptr_t	end = TYPEALIGN_DOWN(RING_HUGE_PAGE_SIZE, (uintptr_t) p + size);
+
+	/* only whole huge pages inside the memory; advice only */
+	if (end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+}
+
 static void *
 alloc_ring_array(MemoryContext cxt, Size size)
 {
 	char	   *p = MemoryContextAllocHuge(cxt, size);
 
-#ifdef MADV_HUGEPAGE
-	{
-		uintptr_t	start = TYPEALIGN(RING_HUGE_PAGE_SIZE, (uintptr_t) p);
-		uintptr_t	end = TYPEALIGN_DOWN(RING_HUGE_PAGE_SIZE, (uintptr_t) p + size);
-
-		/* only whole huge pages inside the array; advice only */
-		if (end > start)
-			(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
-	}
-#endif
+	chash_advise_huge_pages(p, size);
 	return p;
 }
 

@@ -217,6 +217,9 @@ extern ChashPlacement *chash_ring_build(const ChashRingSpec *spec,
 extern ChashPlacement *chash_placement_build(const ChashRingSpec *spec,
 											 MemoryContext parent);
 
+/* Transparent huge pages asked for a ring's memory (placement/build.c) */
+extern void chash_advise_huge_pages(void *p, Size size);
+
 /* A ring of points as one block without pointers (placement/build.c) */
 extern Size chash_ring_flat_size(const ChashPlacement *ring);
 extern void chash_ring_flatten(const ChashPlacement *ring, void *dst);
