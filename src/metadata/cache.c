@@ -536,7 +536,10 @@ resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation)
 
 		if (built)
 			stats.builds++;
-		/* the build ran no SQL: entry still stands */
+		/*
+		 * the build ran no SQL (sharing it, at most a subtransaction, which
+		 * changes no entry): entry still stands
+		 */
 		MemoryContextSetParent(ring->mcxt, CacheMemoryContext);
 		cr = MemoryContextAllocZero(CacheMemoryContext, sizeof(CachedRing));
 		cr->ring = ring;
