@@ -13,6 +13,8 @@
 # chash is in shared_preload_libraries, so that rings are shared across
 # backends (chash.shared_rings) on every major, 14 to 16 too; the
 # REGRESS_unshared and ISOLATION_unshared suites turn sharing off.
+# CHASH_PRELOAD=off leaves it out (the package suite installs the library
+# while its server runs, and checks that a new backend maps that one).
 # The command gets PGHOST, PGPORT, PGUSER and PGDATABASE, and CHASH_PGDATA,
 # CHASH_PGLOG for tests that look at the server itself.
 set -euo pipefail
@@ -51,8 +53,10 @@ as_owner "$bindir/initdb" -D "$tmp/data" -U "$pguser" -A trust -E UTF8 \
 	cat "$tmp/initdb.log" >&2
 	exit 1
 }
+preload="-c shared_preload_libraries=chash"
+[ "${CHASH_PRELOAD:-on}" = on ] || preload=
 as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w \
-	-o "-c listen_addresses='' -k $tmp -c port=5432 -c fsync=off -c max_prepared_transactions=10 -c jit=${CHASH_JIT:-off} -c shared_preload_libraries=chash" \
+	-o "-c listen_addresses='' -k $tmp -c port=5432 -c fsync=off -c max_prepared_transactions=10 -c jit=${CHASH_JIT:-off} $preload" \
 	start >/dev/null
 
 export PGHOST=$tmp PGPORT=5432 PGUSER=$pguser PGDATABASE=postgres

@@ -335,5 +335,6 @@ trap 'exit 130' INT TERM
 PG_CONFIG=$pg_config test/bin/install.sh
 chmod 755 "$tmp"
 start=$(date +%s)
-version=$version PG_CONFIG=$pg_config test/bin/with-cluster.sh "$self" --in-cluster "$major" "$deb" "$tmp" 9<&-
+# (chash not preloaded: the server must load the library the package installs)
+version=$version PG_CONFIG=$pg_config CHASH_PRELOAD=off test/bin/with-cluster.sh "$self" --in-cluster "$major" "$deb" "$tmp" 9<&-
 say "installed, checked and removed $pkg $version in $(($(date +%s) - start)) s"
