@@ -430,20 +430,26 @@ open_segment(void *arg)
 
 	if (args->ring != NULL)
 	{
-		args->seg = dsm_create(args->size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
-		if (args->seg == NULL)
+		dsm_segment *seg = dsm_create(args->size,
+									  DSM_CREATE_NULL_IF_MAXSEGMENTS);
+
+		if (seg == NULL)
 			return;
-		dsm_pin_mapping(args->seg);
 		/* (where the kernel gives shared memory huge pages on request) */
-		chash_advise_huge_pages(dsm_segment_address(args->seg), args->size);
-		chash_ring_flatten(args->ring, dsm_segment_address(args->seg));
-		dsm_pin_segment(args->seg);
+		chash_advise_huge_pages(dsm_segment_address(seg), args->size);
+		chash_ring_flatten(args->ring, dsm_segment_address(seg));
+		dsm_pin_segment(seg);
+		/* last: until here, an error's abort detaches and frees it */
+		dsm_pin_mapping(seg);
+		args->seg = seg;
 	}
 	else
 	{
-		args->seg = dsm_attach(args->handle);
-		if (args->seg != NULL)
-			dsm_pin_mapping(args->seg);
+		dsm_segment *seg = dsm_attach(args->handle);
+
+		if (seg != NULL)
+			dsm_pin_mapping(seg);
+		args->seg = seg;
 	}
 }
 
@@ -479,19 +485,27 @@ map_entry(const ChashRingSpec *spec, int slot, uint64 serial,
 		  dsm_handle handle, Size size, MemoryContext parent,
 		  ChashSharedRef **ref)
 {
-	SegmentArgs args = {NULL, size, handle, NULL};
+	volatile SegmentArgs args = {NULL, size, handle, NULL};
 	ChashSharedRef *r = MemoryContextAllocZero(TopMemoryContext,
 											   sizeof(ChashSharedRef));
 	ChashPlacement *placement = NULL;
+	volatile bool mapped = false;
 
 	PG_TRY();
 	{
-		if (run_caught(open_segment, &args) && args.seg != NULL)
+		if (run_caught(open_segment, (void *) &args) && args.seg != NULL)
+		{
+			mapped = true;
 			placement = placement_in_segment(spec, args.seg, size, parent, r,
 											 slot, serial);
+			mapped = false;
+		}
 	}
 	PG_CATCH();
 	{
+		/* (no memory for the placement: its segment is still mapped) */
+		if (mapped)
+			dsm_detach(args.seg);
 		leave_entry(slot, serial);
 		pfree(r);
 		PG_RE_THROW();
@@ -521,6 +535,7 @@ publish(const ChashRingSpec *spec, const ChashPlacement *ring, int slot,
 	ChashSharedRef *r = MemoryContextAllocZero(TopMemoryContext,
 											   sizeof(ChashSharedRef));
 	ChashPlacement *volatile placement = NULL;
+	volatile bool made = false;
 	bool		fits;
 
 	LWLockAcquire(&control->lock, LW_EXCLUSIVE);
@@ -541,32 +556,32 @@ publish(const ChashRingSpec *spec, const ChashPlacement *ring, int slot,
 
 	PG_TRY();
 	{
-		if (run_caught(open_segment, (void *) &args))
+		if (!run_caught(open_segment, (void *) &args))
+			count_fallback(CHASH_SHARED_ERROR);
+		else if (args.seg == NULL)
+			count_fallback(CHASH_SHARED_SEGMENTS);
+		else
 		{
-			if (args.seg == NULL)
-				count_fallback(CHASH_SHARED_SEGMENTS);
-			else
+			args.handle = dsm_segment_handle(args.seg);
+			made = true;
+			placement = placement_in_segment(spec, args.seg, args.size,
+											 parent, r, slot, serial);
+			made = false;
+			/* (placement_in_segment detached it) */
+			if (placement == NULL)
 			{
-				args.handle = dsm_segment_handle(args.seg);
-				placement = placement_in_segment(spec, args.seg, args.size,
-												 parent, r, slot, serial);
-				if (placement == NULL)
-				{
-					dsm_unpin_segment(args.handle);
-					count_fallback(CHASH_SHARED_ERROR);
-				}
+				dsm_unpin_segment(args.handle);
+				count_fallback(CHASH_SHARED_ERROR);
 			}
 		}
-		else
-			count_fallback(CHASH_SHARED_ERROR);
 	}
 	PG_CATCH();
 	{
-		/* a cancel, or no memory for the placement */
-		if (args.seg != NULL && placement == NULL)
+		/* a cancel, or no memory for the placement of a made segment */
+		if (made)
 		{
-			dsm_unpin_segment(args.handle);
 			dsm_detach(args.seg);
+			dsm_unpin_segment(args.handle);
 		}
 		abandon_entry(slot, serial);
 		pfree(r);
