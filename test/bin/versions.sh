@@ -248,9 +248,11 @@ ensure_contrib() {
 # and names each package of experimental (-t experimental would take perl
 # from there too).
 declare -A sid_binaries=([19]=experimental)
+# (redis-server, redis-tools and haproxy: the suites export_redis,
+# rebalance_redis and export_haproxy, which failed there without them)
 sid_tools=(make gcc libxxhash-dev zlib1g-dev nettle-dev python3 python3-cassandra
 	openjdk-17-jdk-headless liblucene8-java libxml2-utils librsvg2-bin git
-	ca-certificates)
+	ca-certificates redis-server redis-tools haproxy)
 
 # make or reuse MAJOR's sid root in the cache; prints "root version"
 sid_root() {

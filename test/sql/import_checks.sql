@@ -495,7 +495,7 @@ SET ROLE regress_chash_ic_nobody;
 SELECT pg_temp.refused($$SELECT chash_ring_import('ic_nginx', 'nginx_upstream', nginx) FROM ic_big_configs$$);
 SELECT pg_temp.refused($$SELECT chash.import_haproxy_backend('ic_haproxy', haproxy) FROM ic_big_configs$$);
 SELECT pg_temp.refused($$SELECT chash.import_twemproxy_pool('ic_twem', twemproxy) FROM ic_big_configs$$);
-SELECT pg_temp.refused($$SELECT chash.replace_config_nodes('ic_nginx', '{a}', '{1}', '{active}', '{1}')$$);
+SELECT pg_temp.refused($$SELECT chash.replace_config_nodes('ic_nginx', '{a}', '{1}', '{active}', '{1}', '{NULL}')$$);
 RESET ROLE;
 GRANT INSERT, UPDATE, DELETE ON chash.node_config TO regress_chash_ic_writer;
 SET ROLE regress_chash_ic_writer;
