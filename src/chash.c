@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "functions/call_ring.h"
 #include "metadata/cache.h"
 
 CHASH_MODULE_MAGIC;
@@ -23,4 +24,5 @@ _PG_init(void)
 {
 	chash_cache_init();
 	chash_triggers_init();
+	chash_parallel_init();
 }

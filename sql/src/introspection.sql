@@ -93,12 +93,12 @@ COMMENT ON FUNCTION chash.cache_stats() IS
 
 CREATE OR REPLACE FUNCTION chash.shared_rings()
 	RETURNS TABLE(ring text, version bigint, state text, bytes bigint,
-				  backends integer, maps bigint, built_at timestamptz,
-				  builder integer)
+				  backends integer, builds bigint, maps bigint,
+				  built_at timestamptz, builder integer)
 	AS 'MODULE_PATHNAME', 'chash_shared_rings_sql'
 	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION chash.shared_rings() IS
-	'the rings of this database in shared memory (chash.shared_rings): each one''s version, state (shared, or building), bytes, the backends that hold it, how often backends mapped it, when it was built and by which backend';
+	'the rings of this database in shared memory (chash.shared_rings): each one''s version, state (shared, or building), bytes, the backends that hold it, how often backends built it (1 when every other one mapped it; more when one waited too long for the build, or could not map it) and mapped it, when it was built and by which backend';
 
 CREATE OR REPLACE FUNCTION chash.shared_ring_stats()
 	RETURNS TABLE(counter text, backend bigint, server bigint, detail text)

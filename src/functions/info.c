@@ -436,9 +436,9 @@ chash_shared_rings_sql(PG_FUNCTION_ARGS)
 	for (int i = 0; i < n; i++)
 	{
 		ChashSharedRingInfo *r = &rings[i];
-		Datum		values[8];
-		bool		nulls[8] = {false, false, false, false, false, false,
-		false, false};
+		Datum		values[9];
+		bool		nulls[9] = {false, false, false, false, false, false,
+		false, false, false};
 
 		values[0] = CStringGetTextDatum(r->name);
 		values[1] = Int64GetDatum(r->version);
@@ -446,10 +446,11 @@ chash_shared_rings_sql(PG_FUNCTION_ARGS)
 		values[2] = CStringGetTextDatum(r->ready ? "shared" : "building");
 		values[3] = Int64GetDatum(r->bytes);
 		values[4] = Int32GetDatum(r->backends);
-		values[5] = Int64GetDatum(r->maps);
-		values[6] = TimestampTzGetDatum(r->built_at);
-		nulls[6] = !r->ready;
-		values[7] = Int32GetDatum(r->builder);
+		values[5] = Int64GetDatum(r->builds);
+		values[6] = Int64GetDatum(r->maps);
+		values[7] = TimestampTzGetDatum(r->built_at);
+		nulls[7] = !r->ready;
+		values[8] = Int32GetDatum(r->builder);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

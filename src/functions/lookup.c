@@ -946,6 +946,29 @@ CHASH_ROUTING_FUNCTIONS(int2, CHASH_KEY_INT2)
 CHASH_ROUTING_FUNCTIONS(any, CHASH_KEY_ANY)
 
 /*
+ * Whether fn is one of the functions above, which route on the ring their
+ * first argument names (functions/parallel.c)
+ */
+bool
+chash_is_routing_function(PGFunction fn)
+{
+#define ROUTING(suffix) \
+	chash_lookup_##suffix, chash_lookup_n_##suffix, chash_position_##suffix
+	static const PGFunction routing[] = {
+		ROUTING(text), ROUTING(bytea), ROUTING(int4), ROUTING(int8),
+		ROUTING(uuid), ROUTING(int2), ROUTING(any)
+	};
+#undef ROUTING
+
+	for (int i = 0; i < lengthof(routing); i++)
+	{
+		if (routing[i] == fn)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The ring of a call of chash_lookup_partitioned: an elasticsearch ring
  * with a node, and a partition size it can have
  */

@@ -57,12 +57,12 @@
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
-#include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
 #include "metadata/cache.h"
 #include "metadata/catalog.h"
 #include "metadata/shared.h"
+#include "metadata/subxact.h"
 
 /* A built ring, and what tells it apart from other rings of its name */
 typedef struct CachedRing
@@ -73,6 +73,9 @@ typedef struct CachedRing
 	uint64		last_use;		/* use_clock at its last use */
 	Size		bytes;			/* memory it holds, shared or its own */
 	ChashSharedRef *shared;		/* where it is mapped from shared memory */
+	bool		share_later;	/* built in a parallel query, which cannot
+								 * share it: shared at the next resolve
+								 * outside one */
 	struct CachedRing *next;
 } CachedRing;
 
@@ -153,6 +156,18 @@ entry_trim(RingCacheEntry *entry, int keep)
 		entry->nrings--;
 		chash_cache_generation++;
 	}
+}
+
+/*
+ * Whether a resolve should pass cr by to share its ring now: built in a
+ * parallel query (every worker of which built it again), met outside one.
+ * A parallel query resolves the rings of its routing calls before it
+ * starts (functions/parallel.c), which shares them for its workers.
+ */
+static inline bool
+share_now(const CachedRing *cr)
+{
+	return cr->share_later && !IsInParallelMode();
 }
 
 static void
@@ -490,7 +505,7 @@ resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation)
 		by_version = !own && version > 0;
 		for (cr = entry->rings; by_version && cr != NULL; cr = cr->next)
 		{
-			if (cr->version == version)
+			if (cr->version == version && !share_now(cr))
 			{
 				entry_touch(entry, cr);
 				*generation = chash_cache_generation;
@@ -523,11 +538,13 @@ resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation)
 	entry = entry_enter(key);
 	for (cr = entry->rings; cr != NULL; cr = cr->next)
 	{
-		if (memcmp(cr->fingerprint, fingerprint, sizeof(fingerprint)) == 0)
+		if (memcmp(cr->fingerprint, fingerprint, sizeof(fingerprint)) == 0 &&
+			!share_now(cr))
 			break;
 	}
 	if (cr == NULL)
 	{
+		CachedRing **link;
 		ChashSharedRef *shared;
 		bool		built;
 		ChashPlacement *ring = chash_shared_placement(spec, fingerprint,
@@ -549,9 +566,28 @@ resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation)
 			cr->bytes += chash_shared_ref_bytes(shared);
 		cache_bytes += cr->bytes;
 		memcpy(cr->fingerprint, fingerprint, sizeof(fingerprint));
+		cr->share_later = shared == NULL && built && IsInParallelMode() &&
+			spec->algorithm->kind == CHASH_PLACEMENT_POINTS &&
+			chash_shared_rings_usable();
 		cr->next = entry->rings;
 		entry->rings = cr;
 		entry->nrings++;
+		/* the copy built in a parallel query, shared now: free it */
+		for (link = &cr->next; *link != NULL;)
+		{
+			CachedRing *old = *link;
+
+			if (share_now(old) &&
+				memcmp(old->fingerprint, fingerprint, sizeof(fingerprint)) == 0)
+			{
+				*link = old->next;
+				free_cached_ring(old);
+				entry->nrings--;
+				chash_cache_generation++;
+			}
+			else
+				link = &old->next;
+		}
 	}
 	if (by_version)
 		cr->version = version;
@@ -620,44 +656,44 @@ check_ring(const char *name, int len, int64 **node_points)
 	return spec;
 }
 
+typedef struct CheckRingArgs
+{
+	const char *name;
+	int			len;
+	int64	  **node_points;
+	const ChashRingSpec *spec;	/* out */
+} CheckRingArgs;
+
+static void
+check_ring_caught(void *arg)
+{
+	CheckRingArgs *args = arg;
+
+	args->spec = check_ring(args->name, args->len, args->node_points);
+}
+
+static bool
+error_is_ring_problem(const ErrorData *edata)
+{
+	return is_ring_problem(edata->sqlerrcode);
+}
+
 const ChashRingSpec *
 chash_cache_check_ring(const char *name, int len, int64 **node_points,
 					   char **problem)
 {
-	MemoryContext callercxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	const ChashRingSpec *spec = NULL;
+	CheckRingArgs args = {name, len, node_points, NULL};
+	ErrorData  *edata;
 
 	*problem = NULL;
-	if (IsInParallelMode())
-		return check_ring(name, len, node_points);
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(callercxt);
-	PG_TRY();
+	edata = chash_run_caught(check_ring_caught, &args, error_is_ring_problem);
+	if (edata != NULL)
 	{
-		spec = check_ring(name, len, node_points);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(callercxt);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(callercxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(callercxt);
-		CurrentResourceOwner = owner;
-		if (!is_ring_problem(edata->sqlerrcode))
-			ReThrowError(edata);
 		*problem = edata->message;
-		spec = NULL;
 		*node_points = NULL;
+		return NULL;
 	}
-	PG_END_TRY();
-	return spec;
+	return args.spec;
 }
 
 /* What the cache holds, and how often it has built rings */

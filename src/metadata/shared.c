@@ -51,12 +51,12 @@
 #include "storage/shmem.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
-#include "utils/resowner.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "common/compat.h"
 #include "metadata/shared.h"
+#include "metadata/subxact.h"
 
 /* Entries of the table: rings shared at once, all databases together */
 #define CHASH_SHARED_RINGS 256
@@ -86,6 +86,7 @@ typedef struct SharedRing
 	Size		bytes;			/* reserved from chash.shared_memory */
 	int			backends;		/* backends that hold it (READY) */
 	int64		maps;
+	int64		builds;			/* of it in all backends, shared or not */
 	TimestampTz built_at;
 } SharedRing;
 
@@ -230,52 +231,19 @@ remember_error(const char *message)
 }
 
 /*
- * Run fn(arg) so that an error in it is caught: false, with its message
- * remembered, after the subtransaction it ran in is rolled back (which
- * releases the locks and segments it held).  A cancel or a shutdown is not
- * caught.  In parallel mode, which allows no subtransaction, fn just runs.
+ * Run fn(arg) so that an ordinary error in it is caught: false, with its
+ * message remembered (metadata/subxact.c)
  */
 static bool
 run_caught(void (*fn) (void *arg), void *arg)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	volatile bool ok = true;
+	ErrorData  *edata = chash_run_caught(fn, arg, chash_error_not_cancel);
 
-	if (IsInParallelMode())
-	{
-		fn(arg);
+	if (edata == NULL)
 		return true;
-	}
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		fn(arg);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
-			edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN ||
-			edata->elevel > ERROR)
-			PG_RE_THROW();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		remember_error(edata->message);
-		FreeErrorData(edata);
-		ok = false;
-	}
-	PG_END_TRY();
-	return ok;
+	remember_error(edata->message);
+	FreeErrorData(edata);
+	return false;
 }
 
 #ifdef CHASH_HAVE_DSM_REGISTRY
@@ -329,6 +297,18 @@ count_fallback(ChashSharedFallback why)
 		control->fallbacks[why]++;
 		LWLockRelease(&control->lock);
 	}
+}
+
+/* A backend built the ring of an entry on its own: count it there too */
+static void
+count_entry_build(int slot, uint64 serial)
+{
+	SharedRing *e = &control->rings[slot];
+
+	LWLockAcquire(&control->lock, LW_EXCLUSIVE);
+	if (e->serial == serial && e->state != SHARED_FREE)
+		e->builds++;
+	LWLockRelease(&control->lock);
 }
 
 /* The entry of that ring of this database; -1 if none.  Lock held. */
@@ -600,6 +580,7 @@ publish(const ChashRingSpec *spec, const ChashPlacement *ring, int slot,
 	e->handle = args.handle;
 	e->backends = 1;
 	e->maps = 0;
+	e->builds++;
 	e->built_at = GetCurrentTimestamp();
 	control->builds++;
 	LWLockRelease(&control->lock);
@@ -668,6 +649,7 @@ chash_shared_placement(const ChashRingSpec *spec, const uint8 fingerprint[16],
 				backend_maps++;
 				return shared;
 			}
+			count_entry_build(slot, serial);
 			count_fallback(CHASH_SHARED_ERROR);
 			return build_here(spec, parent, built);
 		}
@@ -678,15 +660,17 @@ chash_shared_placement(const ChashRingSpec *spec, const uint8 fingerprint[16],
 			long		secs;
 			int			usecs;
 
-			LWLockRelease(&control->lock);
 			if (wait_until == 0)
 				wait_until = TimestampTzPlusMilliseconds(now, CHASH_SHARED_WAIT_MS);
 			if (now >= wait_until)
 			{
+				e->builds++;
+				LWLockRelease(&control->lock);
 				ConditionVariableCancelSleep();
 				count_fallback(CHASH_SHARED_WAIT);
 				return build_here(spec, parent, built);
 			}
+			LWLockRelease(&control->lock);
 			TimestampDifference(now, wait_until, &secs, &usecs);
 			(void) ConditionVariableTimedSleep(&control->built,
 											   Min(secs * 1000 + usecs / 1000 + 1, 100),
@@ -742,6 +726,13 @@ chash_shared_placement(const ChashRingSpec *spec, const uint8 fingerprint[16],
 	return shared;
 }
 
+/* Whether this backend shares rings: chash.shared_rings on, and memory */
+bool
+chash_shared_rings_usable(void)
+{
+	return shared_rings_on && shared_control() != NULL;
+}
+
 /* The backend frees a shared ring's placement: it holds the ring no more */
 void
 chash_shared_release(ChashSharedRef *ref)
@@ -783,6 +774,7 @@ chash_shared_rings_list(ChashSharedRingInfo **rings)
 		info->bytes = e->bytes;
 		info->backends = e->backends;
 		info->maps = e->maps;
+		info->builds = e->builds;
 		info->built_at = e->built_at;
 		n++;
 	}

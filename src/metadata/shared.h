@@ -31,6 +31,7 @@ typedef enum ChashSharedFallback
 typedef struct ChashSharedRef ChashSharedRef;
 
 extern void chash_shared_init(void);
+extern bool chash_shared_rings_usable(void);
 extern ChashPlacement *chash_shared_placement(const ChashRingSpec *spec,
 											  const uint8 fingerprint[16],
 											  MemoryContext parent,
@@ -49,6 +50,8 @@ typedef struct ChashSharedRingInfo
 	int64		bytes;
 	int			backends;		/* backends that hold it */
 	int64		maps;			/* times backends mapped it */
+	int64		builds;			/* times backends built it: 1 if all
+								 * others mapped it */
 	TimestampTz built_at;
 } ChashSharedRingInfo;
 

@@ -14,7 +14,9 @@
 #                                     ISOLATION, each again with rings
 #                                     not shared across backends:
 #                                     REGRESS_unshared, ISOLATION_unshared;
-#                                     and the scripts' names)
+#                                     the scripts' names; and churn, crash
+#                                     and standby again so: churn_unshared,
+#                                     crash_unshared, standby_unshared)
 #
 # CHASH_LANES          lanes side by side (default 3)
 # CHASH_SKIP_SCRIPTS   names of scripts not to run ("compat migrate_mysql")
@@ -122,6 +124,13 @@ if [ "${1:-}" = lane ]; then
 			# pg_regress's own count: "All N tests passed" or "M of N tests failed"
 			checks=$(sed -n 's/.*All \([0-9]*\) tests passed.*/\1/p; s/.* of \([0-9]*\) tests failed.*/\1/p' "$log" | head -n 1)
 			;;
+		*_unshared)
+			# a script again with rings not shared across backends
+			bounded "$log" env PGOPTIONS="${PGOPTIONS:-} -c chash.shared_rings=off" \
+				"test/scripts/${suite%_unshared}.sh"
+			rc=$?
+			checks=$(script_checks "$log")
+			;;
 		*)
 			bounded "$log" "test/scripts/$suite.sh"
 			rc=$?
@@ -160,12 +169,12 @@ chmod 755 "$logs"
 # doc/development.md), so that the lanes end together; a suite not listed
 # here runs after these.  Alone: after the lanes, one at a time.
 order=(compat compat_servers compat_cassandra move_online_faults move_online migrate_postgres
-	migrate_mysql REGRESS REGRESS_unshared unit compat_redis rebalance_redis export_haproxy export_redis move_online_hostile churn rebalance rebalance_online
-	compat_elasticsearch crash release standby shared_rings dump_restore svg docs ISOLATION ISOLATION_unshared encodings upgrade_equals_fresh
+	migrate_mysql REGRESS REGRESS_unshared unit compat_redis rebalance_redis export_haproxy export_redis move_online_hostile churn churn_unshared rebalance rebalance_online
+	compat_elasticsearch crash crash_unshared release standby standby_unshared shared_rings dump_restore svg docs ISOLATION ISOLATION_unshared encodings upgrade_equals_fresh
 	released_scripts)
 alone=(package)
 
-all=(REGRESS ISOLATION REGRESS_unshared ISOLATION_unshared)
+all=(REGRESS ISOLATION REGRESS_unshared ISOLATION_unshared churn_unshared crash_unshared standby_unshared)
 for script in test/scripts/*.sh; do
 	all+=("$(basename "$script" .sh)")
 done

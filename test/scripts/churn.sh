@@ -53,6 +53,7 @@ shopt -s inherit_errexit
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 : "${PGHOST:?run under test/bin/with-cluster.sh}"
 here=$(cd "$(dirname "$0")/../churn" && pwd)
+. "$(dirname "$0")/lib/sharing.sh"
 db=chash_churn_$$
 clients=8
 duration=30
@@ -184,6 +185,13 @@ change() {
 		echo "SELECT pg_sleep(greatest(0, extract(epoch FROM :'t0'::timestamptz + $step * interval '130 ms' - clock_timestamp())));"
 	done <"$work/plan"
 } >"$work/changer.sql"
+
+# the server's count of rings mapped from shared memory (-1: none)
+server_maps() {
+	"${psql[@]}" -At -c "SELECT coalesce(server, -1) FROM chash.shared_ring_stats() WHERE counter = 'mapped'"
+}
+sharing=$(expected_sharing "${psql[@]}")
+maps_before=$(server_maps)
 
 # pgbench, and once its clients are connected, the changing session
 (cd "$work" && exec "$bindir/pgbench" -n -M prepared -c $clients -j 2 -T $duration \
@@ -347,6 +355,21 @@ check states_seen_churn -gt 1 "pgbench saw several states of 'churn'"
 check states_seen_churn_k -gt 1 "pgbench saw several states of 'churn_k'"
 check parallel_states_seen -gt 1 "parallel workers saw several states of 'churn'"
 check answers_differing_from_previous_state -gt 0 "answers a stale ring would have routed elsewhere"
+
+# the rings were shared, or not, as this run wants (chash.shared_rings
+# on, the default, or off: run-suites.sh's churn_unshared)
+maps=$(($(server_maps) - maps_before))
+if { [ "$sharing" = on ] && [ $maps -gt 0 ]; } || { [ "$sharing" != on ] && [ $maps -eq 0 ]; }; then
+	ok "sharing $sharing: pgbench's backends mapped $maps rings other backends built"
+else
+	fail "sharing $sharing, yet pgbench's backends mapped $maps rings other backends built"
+fi
+seen=$(sharing_seen churn "${psql[@]}")
+if [ "$seen" = "$sharing $([ "$sharing" = on ] && echo mapped || echo built)" ]; then
+	ok "sharing $sharing: a second session ${seen#* } the ring a first one held"
+else
+	fail "sharing $sharing, yet a second session saw: '$seen'"
+fi
 
 lookups=$((answers * 8))
 statements=$(value change_statements)

@@ -46,6 +46,7 @@ shopt -s inherit_errexit
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
 : "${PGHOST:?run under test/bin/with-cluster.sh}"
 : "${CHASH_PGLOG:?run under test/bin/with-cluster.sh (the server log tells of the restarts)}"
+. "$(dirname "$0")/lib/sharing.sh"
 db=chash_crash_$$
 gid=chash_crash_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/chash-crash.XXXXXX")
@@ -518,6 +519,16 @@ fingerprint committed5b
 same victim5.inflight committed5b "5: after COMMIT PREPARED, everything is as the prepared transaction saw it"
 xact_status "$xid5" committed "5: the prepared transaction"
 change_after_recovery 5 k5
+
+# After the restarts, rings are shared again, or not, as this run wants
+# (chash.shared_rings on, the default, or off: crash_unshared)
+sharing=$(expected_sharing "${psql[@]}")
+seen=$(sharing_seen r "${psql[@]}")
+if [ "$seen" = "$sharing $([ "$sharing" = on ] && echo mapped || echo built)" ]; then
+	ok "sharing $sharing after the crashes: a second session ${seen#* } the ring a first one held"
+else
+	fail "sharing $sharing after the crashes, yet a second session saw: '$seen'"
+fi
 
 # The cluster is usable for what comes after
 if [ "$("$bindir/psql" -X -At -d postgres -c "SELECT 1")" = 1 ] &&

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rings shared across backends (chash.shared_rings): a ring is built once and
 # mapped by the other backends and parallel workers, which route exactly as
-# a backend that builds its own; a build that is cancelled, or whose backend
+# a backend that builds its own; a parallel query shares the rings it names
+# by a constant before its workers start; a build that is cancelled, or whose backend
 # is terminated or killed, leaves nothing stuck; a ring no backend holds is
 # freed; past chash.shared_memory, or where /dev/shm is too small, every
 # lookup still works, from a backend's own build, with the reason counted.
@@ -142,8 +143,8 @@ open h
 ask h "SELECT chash_lookup('r', 'k') IS NOT NULL;" >/dev/null
 check "the first backend builds the ring" \
 	"$(ask h "SELECT builds FROM chash.cache_stats();")" 1
-check "and shares it: one entry, one backend" \
-	"$(q "SELECT state, backends, bytes > 65536 * 10 FROM chash.shared_rings() WHERE ring = 'r'")" "shared 1 t"
+check "and shares it: one entry, one backend, one build" \
+	"$(q "SELECT state, backends, builds, bytes > 65536 * 10 FROM chash.shared_rings() WHERE ring = 'r'")" "shared 1 1 t"
 
 open b
 got=$(ask b "$(owners_sql r)")
@@ -169,13 +170,37 @@ check "parallel workers route as a backend that builds its own" "$got" "$want_su
 check "and build nothing: the leader and the workers mapped the shared ring" \
 	"$(server_count built) $(($(server_count mapped) >= mapped + 2))" "$built 1"
 
-# a ring no one shared: a parallel query builds its own in each process
+# a ring no one shared, named by a constant: shared before the workers
+# start, which map it (functions/parallel.c)
 q "SELECT chash_ring_create('fresh', vnodes => 1000); SELECT chash_node_add('fresh', n) FROM unnest(ARRAY['x', 'y']) n" >/dev/null
 fallbacks=$(server_count "fallback: parallel query")
-got=$(psql_q -c "$par" -c "SELECT count(*) FILTER (WHERE chash_lookup('fresh', g) IS NULL), count(DISTINCT chash_lookup('fresh', g)) FROM keys")
-check "a parallel query on a ring not yet shared still routes every key" "$got" "0 2"
-check "counting why it built its own (parallel query)" \
-	"$(($(server_count "fallback: parallel query") > fallbacks))" 1
+built=$(server_count built)
+mapped=$(server_count mapped)
+# (the workers alone scan: the leader could end before they start)
+got=$(psql_q -c "$par SET parallel_leader_participation = off;" -c "SELECT count(*) FILTER (WHERE chash_lookup('fresh', g) IS NULL), min(chash_lookup('fresh', g)), max(chash_lookup('fresh', g)) FROM keys")
+check "a parallel query on a ring not yet shared routes every key" "$got" "0 x y"
+check "having shared it before its workers started: one build, the workers mapped it, no fallback" \
+	"$(($(server_count built) - built)) $(($(server_count mapped) > mapped)) $(($(server_count "fallback: parallel query") - fallbacks))" "1 1 0"
+nope="SELECT count(*) FROM keys WHERE chash_lookup('no such ring', g) IS NULL"
+got=$(psql_q -c "$par" -c "$nope" 2>&1 | head -n 1 || true)
+check "a parallel query on a ring that does not exist fails as a serial one does" \
+	"$got" "$(psql_q -c "$nope" 2>&1 | head -n 1 || true)"
+
+# a ring named by a column, not a constant: the parallel query builds its
+# own in each process; the same backend's next one shares it
+q "SELECT chash_ring_create('by_column', vnodes => 1000); SELECT chash_node_add('by_column', n) FROM unnest(ARRAY['x', 'y']) n; CREATE TABLE names AS SELECT 'by_column'::text AS ring" >/dev/null
+open p
+ask p "$par SET parallel_leader_participation = off;" >/dev/null
+fallbacks=$(server_count "fallback: parallel query")
+got=$(ask p "SELECT count(*) FILTER (WHERE chash_lookup(n.ring, g) IS NULL), min(chash_lookup(n.ring, g)), max(chash_lookup(n.ring, g)) FROM keys, names n;")
+check "a parallel query on a ring a column names routes every key" "$got" "0 x y"
+check "counting why each process built its own (parallel query)" \
+	"$(($(server_count "fallback: parallel query") > fallbacks)) $(q "SELECT count(*) FROM chash.shared_rings() WHERE ring = 'by_column'")" "1 0"
+fallbacks=$(server_count "fallback: parallel query")
+got=$(ask p "SELECT count(*) FILTER (WHERE chash_lookup('by_column', g) IS NULL) FROM keys;")
+check "its next parallel query, which names it, shares the ring the first built on its own" \
+	"$got $(q "SELECT state FROM chash.shared_rings() WHERE ring = 'by_column'") $(($(server_count "fallback: parallel query") - fallbacks))" "0 shared 0"
+close p
 
 # a ring change: the holder maps the new version, the old one is freed
 ask h "SELECT chash_node_add('r', 'node-5');" >/dev/null
@@ -207,7 +232,7 @@ printf "SELECT chash_lookup('big', 'k');\n" >&"$fd2"
 ask w1 "SELECT 1;" >/dev/null
 ask w2 "SELECT 1;" >/dev/null
 check "two backends that route on a new ring at once: one build, one mapping" \
-	"$(($(server_count built) - built)) $(($(server_count mapped) - mapped))" "1 1"
+	"$(($(server_count built) - built)) $(($(server_count mapped) - mapped)) $(q "SELECT builds, maps FROM chash.shared_rings() WHERE ring = 'big'")" "1 1 1 1"
 close w1
 close w2
 await "SELECT count(*) = 0 FROM chash.shared_rings()" || fail "big still shared"
@@ -303,6 +328,19 @@ else
 	check "without shared_preload_libraries (PostgreSQL $major) the DSM registry shares the ring" \
 		"$got" "t
 0 - 1"
+	# a connection whose first statement is a parallel query: chash loads
+	# as its plan starts, too late to share the ring before the workers
+	# do; its next parallel query shares it
+	q "SELECT chash_ring_create('late', vnodes => 1000); SELECT chash_node_add('late', n) FROM unnest(ARRAY['x', 'y']) n" >/dev/null
+	fresh_sql="SELECT count(*) FILTER (WHERE chash_lookup('late', g) IS NULL), min(chash_lookup('late', g)), max(chash_lookup('late', g)) FROM keys"
+	got=$(psql_q -c "$par SET parallel_leader_participation = off;" -c "$fresh_sql" -c "$fresh_sql" \
+		-c "SELECT server > 0 FROM chash.shared_ring_stats() WHERE counter = 'fallback: parallel query'" \
+		-c "SELECT state, builds FROM chash.shared_rings() WHERE ring = 'late'")
+	check "without shared_preload_libraries (PostgreSQL $major) a first statement that is a parallel query routes every key, and the next shares the ring" \
+		"$got" "0 x y
+0 x y
+t
+shared 1"
 fi
 stop_server "$tmp/data"
 

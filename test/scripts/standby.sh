@@ -8,6 +8,7 @@
 set -euo pipefail
 
 bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+. "$(dirname "$0")/lib/sharing.sh"
 : "${PGHOST:?run under test/bin/with-cluster.sh}"
 primary_host=$PGHOST
 primary_port=$PGPORT
@@ -42,11 +43,15 @@ primary -c "CREATE EXTENSION chash" \
 	-c "SELECT chash_node_add('r', n) FROM unnest(ARRAY['a', 'b', 'c']) n" \
 	-c "CREATE TABLE filler (i integer)" >/dev/null
 
+# the standby loads what its primary loads: chash, so that its backends
+# share rings as the primary's do (on 14 to 16 that needs the preload)
+preload=$(primary -c "SHOW shared_preload_libraries")
+sharing=$(expected_sharing primary)
 as_owner "$bindir/pg_basebackup" -h "$primary_host" -p "$primary_port" -U "$PGUSER" \
 	-D "$tmp/data" -R -X stream -c fast >/dev/null
 # (a standby needs max_prepared_transactions at least the primary's)
 as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/standby.log" -w \
-	-o "-c listen_addresses='' -k $tmp -c port=5433 -c hot_standby=on -c max_prepared_transactions=10" \
+	-o "-c listen_addresses='' -k $tmp -c port=5433 -c hot_standby=on -c max_prepared_transactions=10 -c shared_preload_libraries='$preload'" \
 	start >/dev/null
 
 # The shell commands a standby session runs between its statements: make
@@ -109,13 +114,18 @@ done
 
 out=$("$bindir/psql" -X -q -h "$tmp" -p 5433 -d "$db" -f "$tmp/standby.sql" | grep -v '^t$' || true)
 pkill -f "$tmp/holder.sql" 2>/dev/null || true
+# standby backends share rings as the primary's do (chash.shared_rings on,
+# the default, or off: standby_unshared)
+out="$out
+sharing $sharing: a second session|$(sharing_seen r "$bindir/psql" -h "$tmp" -p 5433 -d "$db" | sed 's/^[a-z]* //')"
 echo "$out" | sed 's/^/  /'
 expected="before|{a,b,c}
 after a is down|{b,c}
 after a is back|{a,b,c}
 primary transaction running on the standby|t
 overflowed snapshots|t
-builds for 10 statements|0"
+builds for 10 statements|0
+sharing $sharing: a second session|$([ "$sharing" = on ] && echo mapped || echo built)"
 if [ "$out" = "$expected" ]; then
 	echo "standby: all checks passed"
 else
