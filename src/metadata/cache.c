@@ -160,14 +160,15 @@ entry_trim(RingCacheEntry *entry, int keep)
 
 /*
  * Whether a resolve should pass cr by to share its ring now: built in a
- * parallel query (every worker of which built it again), met outside one.
+ * parallel query (every worker of which built it again), met outside one
+ * while sharing is on.
  * A parallel query resolves the rings of its routing calls before it
  * starts (functions/parallel.c), which shares them for its workers.
  */
 static inline bool
 share_now(const CachedRing *cr)
 {
-	return cr->share_later && !IsInParallelMode();
+	return cr->share_later && !IsInParallelMode() && chash_shared_rings_usable();
 }
 
 static void
