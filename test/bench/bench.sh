@@ -879,6 +879,34 @@ read -r n_tiny pss_tiny <<<"$(pss_of_50 "$shared_on" tiny)"
 read -r n_off pss_off <<<"$(pss_of_50 "$PGOPTIONS" r4m)"
 [ "$n_on $n_tiny $n_off" = "50 50 50" ] || { echo "bench: figure 15b did not see 50 backends each time: $n_on $n_tiny $n_off" >&2; exit 1; }
 
+# 15g: the first query of a new connection on a ring no backend holds,
+# parallel (2 workers) against serial: a parallel plan shares the ring
+# before its workers start (src/functions/parallel.c), so each builds it
+# once, where the leader and every worker would build it
+pq -o /dev/null -c "SELECT chash_ring_copy('r4m', 'r4m_cold')"
+first_query() {	# WORKERS: "ms rings_built" of a new connection's first count(chash_lookup('r4m_cold', k))
+	PGOPTIONS=$shared_on pq -At -c "SET jit = off" -c "SET max_parallel_workers_per_gather = $1" \
+		-c "SET parallel_setup_cost = 0" -c "SET parallel_tuple_cost = 0" -c "SET min_parallel_table_scan_size = 0" \
+		-c "SELECT sum(server) FROM chash.shared_ring_stats() WHERE counter IN ('built', 'fallback: parallel query')" \
+		-c "SELECT extract(epoch FROM clock_timestamp()) * 1000" \
+		-c "SELECT count(chash_lookup('r4m_cold', k)) FROM keys" \
+		-c "SELECT extract(epoch FROM clock_timestamp()) * 1000" \
+		-c "SELECT sum(server) FROM chash.shared_ring_stats() WHERE counter IN ('built', 'fallback: parallel query')" |
+		awk 'NR == 1 { b0 = $1 } NR == 2 { t0 = $1 } NR == 4 { t1 = $1 } NR == 5 { printf "%.1f %d\n", t1 - t0, $1 - b0 }'
+	# (the ring is freed once no backend holds it)
+	for _ in $(seq 100); do
+		[ "$(pq -At -c "SELECT count(*) FROM chash.shared_rings() WHERE ring = 'r4m_cold'")" = 0 ] && return
+		sleep 0.1
+	done
+}
+cold_par='' cold_ser='' cold_par_builds='' cold_ser_builds=''
+for _ in $(seq "$builds"); do
+	read -r ms b <<<"$(first_query 2)"
+	if [ -z "$cold_par" ] || awk -v a="$ms" -v b="$cold_par" 'BEGIN { exit !(a < b) }'; then cold_par=$ms cold_par_builds=$b; fi
+	read -r ms b <<<"$(first_query 0)"
+	if [ -z "$cold_ser" ] || awk -v a="$ms" -v b="$cold_ser" 'BEGIN { exit !(a < b) }'; then cold_ser=$ms cold_ser_builds=$b; fi
+done
+
 # 15f: figure 10 with sharing on: each pgbench connection maps r4m
 quiet_on=$(PGOPTIONS=$shared_on pgbench_tps "$fig10_secs" 8 "$work/route_r4m.sql")
 changes_per_second "$fig10_secs" &
@@ -889,7 +917,8 @@ wait "$changer"
 PGOPTIONS=$shared_on pq -v runs="$runs" -v builds="$builds" -v first="$best_shared" -v sbuilds="$shared_builds" \
 	-v build="$b_first" -v ring_bytes="$ring_bytes" -v pss_on="$pss_on" -v pss_tiny="$pss_tiny" \
 	-v pss_off="$pss_off" -v quiet_on="$quiet_on" -v churn_on="$churn_on" \
-	-v quiet_off="$quiet_tps" -v churn_off="$churn_tps" <<'SQL'
+	-v quiet_off="$quiet_tps" -v churn_off="$churn_tps" -v cold_par="$cold_par" -v cold_ser="$cold_ser" \
+	-v cold_par_builds="$cold_par_builds" -v cold_ser_builds="$cold_ser_builds" <<'SQL'
 SET jit = off;
 SET max_parallel_workers_per_gather = 0;
 INSERT INTO bench.results VALUES
@@ -917,6 +946,15 @@ SELECT 15.2, '15c shared ring, parallel, 2 workers vs serial, 1,000,000 keys on 
 			  bench.gathers(a_plan))
 FROM bench.pair($$SELECT count(chash_lookup('r4m', k)) FROM keys$$,
 				$$SELECT count(chash_lookup('r4m', k)) FROM keys$$, :runs, 2, 0);
+\warn 'bench: figure 15c: PostgreSQL''s own parallel speed-up here, count(md5(k)), 2 workers vs 0'
+INSERT INTO bench.results
+SELECT 15.25, '15c'' for comparison: PostgreSQL''s own parallel speed-up on this machine, count(md5(k))',
+	   bench.per_key(a_ms, 1000000), bench.per_key(b_ms, 1000000), bench.num(b_ms / a_ms, 2),
+	   '-', '-',
+	   format('SELECT count(md5(k)) FROM keys with max_parallel_workers_per_gather = 2 (plan: %s) and 0: what a parallel scan of these keys gains here when each row costs CPU alone.  ratio = speed-up.',
+			  bench.gathers(a_plan))
+FROM bench.pair($$SELECT count(md5(k)) FROM keys$$,
+				$$SELECT count(md5(k)) FROM keys$$, :runs, 2, 0);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
@@ -951,6 +989,12 @@ SELECT (SELECT count(*) FROM chash.shared_rings() WHERE ring IN ('r4m_own', 'r10
 SELECT 1/0;
 \endif
 
+INSERT INTO bench.results VALUES
+(15.45, '15g first query of a new connection on a ring no backend holds: parallel vs serial',
+	bench.num(:cold_par) || ' ms', bench.num(:cold_ser) || ' ms', bench.num(:cold_ser / :cold_par, 2),
+	'one build each', bench.yn(:cold_par_builds = 1 AND :cold_ser_builds = 1),
+	format('A new connection''s first SELECT count(chash_lookup(''r4m_cold'', k)) FROM keys (r4m_cold: a copy of r4m, which no backend holds), with max_parallel_workers_per_gather = 2 (chash) and 0 (peer), chash.shared_rings on; best of %s connections each.  Rings built in the statement, by all its processes (the server''s built and fallback: parallel query): %s parallel, %s serial (the parallel plan builds and shares the ring before its workers start; they map it).  ratio = speed-up.',
+		   :builds, :cold_par_builds, :cold_ser_builds));
 INSERT INTO bench.results VALUES
 (15.5, '15f ring changes under load, shared rings (figure 10)',
 	bench.num(:churn_on, 0) || ' tps', bench.num(:quiet_on, 0) || ' tps', bench.num(:churn_on / :quiet_on, 2),
