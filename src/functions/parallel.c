@@ -188,7 +188,7 @@ parallel_executor_start(QueryDesc *queryDesc, int eflags)
 {
 	if (queryDesc->plannedstmt->parallelModeNeeded &&
 		!(eflags & EXEC_FLAG_EXPLAIN_ONLY) && !IsInParallelMode() &&
-		ActiveSnapshotSet() && chash_shared_rings_usable())
+		ActiveSnapshotSet())
 	{
 		PlanRings	found = {0};
 		ListCell   *lc;
@@ -196,7 +196,8 @@ parallel_executor_start(QueryDesc *queryDesc, int eflags)
 		find_plan_ring_names(queryDesc->plannedstmt->planTree, &found);
 		foreach(lc, queryDesc->plannedstmt->subplans)
 			find_plan_ring_names((Plan *) lfirst(lc), &found);
-		if (found.nrings > 0)
+		/* (shared memory is looked at only for a plan that routes) */
+		if (found.nrings > 0 && chash_shared_rings_usable())
 		{
 			ErrorData  *dropped = chash_run_caught(resolve_rings, &found,
 												   chash_error_not_cancel);
