@@ -133,6 +133,22 @@ free_cached_ring(CachedRing *cr)
 	pfree(cr);
 }
 
+/*
+ * Unlink the ring *link points to from entry's list and free it; *link then
+ * points to the ring after it.  Pointers handed out for it are stale from
+ * here: the generation says so.
+ */
+static void
+entry_drop(RingCacheEntry *entry, CachedRing **link)
+{
+	CachedRing *cr = *link;
+
+	*link = cr->next;
+	free_cached_ring(cr);
+	entry->nrings--;
+	chash_cache_generation++;
+}
+
 /* Free the rings of entry but keep, the most recently used ones */
 static void
 entry_trim(RingCacheEntry *entry, int keep)
@@ -151,10 +167,7 @@ entry_trim(RingCacheEntry *entry, int keep)
 			link = &cr->next;
 			continue;
 		}
-		*link = cr->next;
-		free_cached_ring(cr);
-		entry->nrings--;
-		chash_cache_generation++;
+		entry_drop(entry, link);
 	}
 }
 
@@ -215,11 +228,8 @@ cache_fit_budget(int spare)
 			return;
 		for (link = &victim_entry->rings; *link != victim; link = &(*link)->next)
 			;
-		*link = victim->next;
-		free_cached_ring(victim);
-		victim_entry->nrings--;
+		entry_drop(victim_entry, link);
 		stats.evictions++;
-		chash_cache_generation++;
 		if (victim_entry->nrings == 0)
 			hash_search(ring_cache, victim_entry->name, HASH_REMOVE, NULL);
 	}
@@ -580,12 +590,7 @@ resolve_ring(const char *name, int len, Snapshot snap, uint64 *generation)
 
 			if (share_now(old) &&
 				memcmp(old->fingerprint, fingerprint, sizeof(fingerprint)) == 0)
-			{
-				*link = old->next;
-				free_cached_ring(old);
-				entry->nrings--;
-				chash_cache_generation++;
-			}
+				entry_drop(entry, link);
 			else
 				link = &old->next;
 		}

@@ -187,6 +187,44 @@ got=$(psql_q -c "$par" -c "$nope" 2>&1 | head -n 1 || true)
 check "a parallel query on a ring that does not exist fails as a serial one does" \
 	"$got" "$(psql_q -c "$nope" 2>&1 | head -n 1 || true)"
 
+# a role that may not read the nodes: its parallel query fails as its
+# serial one does, and what resolves the plan's rings ahead, as that role,
+# neither builds nor shares the ring for it
+q "SELECT chash_ring_create('guarded', vnodes => 1000); SELECT chash_node_add('guarded', n) FROM unnest(ARRAY['x', 'y']) n;
+   CREATE ROLE reader_$$ LOGIN; GRANT SELECT ON keys TO reader_$$; REVOKE SELECT ON chash.node_config FROM PUBLIC" >/dev/null
+built=$(server_count built)
+guarded="SELECT count(*) FROM keys WHERE chash_lookup('guarded', g) IS NULL"
+got=$(psql_q -U "reader_$$" -c "$par SET parallel_leader_participation = off;" -c "$guarded" 2>&1 | head -n 1 || true)
+case $got in
+*"permission denied to read ring \"guarded\""*) ok "a parallel query of a role that may not read the nodes fails: $got" ;;
+*) fail "a parallel query of a role that may not read the nodes: $got" ;;
+esac
+check "as its serial query does" "$got" "$(psql_q -U "reader_$$" -c "$guarded" 2>&1 | head -n 1 || true)"
+check "and builds and shares nothing" \
+	"$(($(server_count built) - built)) $(q "SELECT count(*) FROM chash.shared_rings() WHERE ring = 'guarded'")" "0 0"
+# with the right again, and row-level security hiding node x from it: the
+# superuser's parallel query routes to both nodes, and the role's own
+# parallel query still routes as its serial one, to y alone
+q "GRANT SELECT ON chash.node_config TO PUBLIC; ALTER TABLE chash.node_config ENABLE ROW LEVEL SECURITY;
+   CREATE POLICY hide_x ON chash.node_config FOR SELECT TO PUBLIC USING (node <> 'x' OR current_user <> 'reader_$$')" >/dev/null
+routed="SELECT count(*) FILTER (WHERE chash_lookup('guarded', g) = 'x') > 0, count(*) FILTER (WHERE chash_lookup('guarded', g) = 'y') FROM keys"
+plan=$(psql_q -U "reader_$$" -c "$par" -c "EXPLAIN (COSTS OFF) $routed")
+case $plan in *"Partial Aggregate"*) ok "the role's lookups run in parallel workers" ;; *) fail "no parallel plan for the role: $plan" ;; esac
+superuser=$(psql_q -c "$par SET parallel_leader_participation = off;" -c "$routed")
+check "the superuser's parallel query routes as its serial one, to x and y" "$superuser" "$(q "$routed")"
+case $superuser in t\ *) ;; *) fail "the superuser's parallel query routed nothing to x: $superuser" ;; esac
+# (a superuser's session holds the ring with both nodes, shared)
+open g
+check "a superuser's session holds the shared ring" \
+	"$(ask g "SELECT chash_lookup('guarded', 'k') IS NOT NULL;") $(q "SELECT state FROM chash.shared_rings() WHERE ring = 'guarded'")" "t shared"
+got=$(psql_q -U "reader_$$" -c "$par SET parallel_leader_participation = off;" -c "$routed")
+check "then, under row-level security, the role's parallel query routes as its serial one, to y alone" \
+	"$got" "$(psql_q -U "reader_$$" -c "$routed")"
+check "every key" "$got" "f 100000"
+close g
+q "DROP POLICY hide_x ON chash.node_config; ALTER TABLE chash.node_config DISABLE ROW LEVEL SECURITY;
+   REVOKE SELECT ON keys FROM reader_$$; DROP ROLE reader_$$; SELECT chash_ring_drop('guarded')" >/dev/null
+
 # a ring named by a column, not a constant: the parallel query builds its
 # own in each process; the same backend's next one shares it
 q "SELECT chash_ring_create('by_column', vnodes => 1000); SELECT chash_node_add('by_column', n) FROM unnest(ARRAY['x', 'y']) n; CREATE TABLE names AS SELECT 'by_column'::text AS ring" >/dev/null
