@@ -16,7 +16,8 @@
  *
  * Resolving ahead must not change what the query does: an error (no such
  * ring, no right to read it) is dropped here, and the call raises it when
- * it runs, if it runs.  Only the target lists and quals of the plan's
+ * it runs, if it runs.  Each ring is resolved in a subtransaction of its
+ * own.  Only the target lists and quals of the plan's
  * nodes are looked at, which is where routing calls are.
  *
  *-------------------------------------------------------------------------
@@ -45,11 +46,16 @@
 /* Rings resolved ahead of one query, at most */
 #define PARALLEL_RINGS 8
 
+typedef struct PlanRing
+{
+	text	   *name;
+	Oid			call;			/* a function that names it */
+} PlanRing;
+
 typedef struct PlanRings
 {
 	int			nrings;
-	text	   *rings[PARALLEL_RINGS];	/* the names */
-	Oid			calls[PARALLEL_RINGS];	/* a function that names each */
+	PlanRing	rings[PARALLEL_RINGS];
 } PlanRings;
 
 static ExecutorStart_hook_type prev_executor_start = NULL;
@@ -105,8 +111,10 @@ find_ring_names(Node *node, PlanRings *found)
 
 			for (int i = 0; i < found->nrings; i++)
 			{
-				if (VARSIZE_ANY_EXHDR(found->rings[i]) == VARSIZE_ANY_EXHDR(name) &&
-					memcmp(VARDATA_ANY(found->rings[i]), VARDATA_ANY(name),
+				text	   *seen = found->rings[i].name;
+
+				if (VARSIZE_ANY_EXHDR(seen) == VARSIZE_ANY_EXHDR(name) &&
+					memcmp(VARDATA_ANY(seen), VARDATA_ANY(name),
 						   VARSIZE_ANY_EXHDR(name)) == 0)
 				{
 					name = NULL;
@@ -115,8 +123,8 @@ find_ring_names(Node *node, PlanRings *found)
 			}
 			if (name != NULL)
 			{
-				found->rings[found->nrings] = name;
-				found->calls[found->nrings++] = call->funcid;
+				found->rings[found->nrings].name = name;
+				found->rings[found->nrings++].call = call->funcid;
 			}
 		}
 	}
@@ -163,24 +171,20 @@ find_plan_ring_names(Plan *plan, PlanRings *found)
 		find_plan_ring_names((Plan *) lfirst(lc), found);
 }
 
-/* Resolve the rings found, as their calls will: run caught */
+/* Resolve a ring found, as its call will: run caught */
 static void
-resolve_rings(void *arg)
+resolve_ring(void *arg)
 {
-	PlanRings  *found = arg;
+	PlanRing   *ring = arg;
+	FmgrInfo	call;
+	uint64		generation;
 
 	AcceptInvalidationMessages();
-	for (int i = 0; i < found->nrings; i++)
-	{
-		FmgrInfo	call;
-		uint64		generation;
-
-		fmgr_info(found->calls[i], &call);
-		if (chash_is_routing_function(call.fn_addr))
-			(void) chash_cache_get_ring(VARDATA_ANY(found->rings[i]),
-										VARSIZE_ANY_EXHDR(found->rings[i]),
-										GetActiveSnapshot(), &generation);
-	}
+	fmgr_info(ring->call, &call);
+	if (chash_is_routing_function(call.fn_addr))
+		(void) chash_cache_get_ring(VARDATA_ANY(ring->name),
+									VARSIZE_ANY_EXHDR(ring->name),
+									GetActiveSnapshot(), &generation);
 }
 
 static void
@@ -196,10 +200,14 @@ parallel_executor_start(QueryDesc *queryDesc, int eflags)
 		find_plan_ring_names(queryDesc->plannedstmt->planTree, &found);
 		foreach(lc, queryDesc->plannedstmt->subplans)
 			find_plan_ring_names((Plan *) lfirst(lc), &found);
-		/* (shared memory is looked at only for a plan that routes) */
-		if (found.nrings > 0 && chash_shared_rings_usable())
+		/*
+		 * (shared memory is looked at only for a plan that routes; each ring
+		 * in a subtransaction of its own, so that one that fails does not
+		 * keep the others from being shared)
+		 */
+		for (int i = 0; i < found.nrings && chash_shared_rings_usable(); i++)
 		{
-			ErrorData  *dropped = chash_run_caught(resolve_rings, &found,
+			ErrorData  *dropped = chash_run_caught(resolve_ring, &found.rings[i],
 												   chash_error_not_cancel);
 
 			/* (the call raises it when it runs, if it runs) */

@@ -186,6 +186,17 @@ nope="SELECT count(*) FROM keys WHERE chash_lookup('no such ring', g) IS NULL"
 got=$(psql_q -c "$par" -c "$nope" 2>&1 | head -n 1 || true)
 check "a parallel query on a ring that does not exist fails as a serial one does" \
 	"$got" "$(psql_q -c "$nope" 2>&1 | head -n 1 || true)"
+# a plan that names a missing ring before one no one shared, in a branch
+# that never runs: the missing one does not keep the other from being
+# shared before the workers start
+q "SELECT chash_ring_create('after_missing', vnodes => 1000); SELECT chash_node_add('after_missing', n) FROM unnest(ARRAY['x', 'y']) n" >/dev/null
+fallbacks=$(server_count "fallback: parallel query")
+built=$(server_count built)
+got=$(psql_q -c "$par SET parallel_leader_participation = off;" \
+	-c "SELECT count(*) FILTER (WHERE CASE WHEN g < 0 THEN chash_lookup('no such ring', g) ELSE chash_lookup('after_missing', g) END IS NULL) FROM keys")
+check "a parallel query naming a missing ring and then a new one routes every key by the new one" "$got" 0
+check "and shares the new one before its workers start: one build, no fallback" \
+	"$(($(server_count built) - built)) $(($(server_count "fallback: parallel query") - fallbacks))" "1 0"
 
 # a role that may not read the nodes: its parallel query fails as its
 # serial one does, and what resolves the plan's rings ahead, as that role,
