@@ -104,10 +104,14 @@ figures: setup
 	test/bin/with-cluster.sh test/figures/placement_figures.sh
 	test/bin/with-cluster.sh test/figures/token_allocation.sh
 
-# speed, side by side with peers (not part of make test): see README
+# speed, side by side with peers (not part of make test): see README.  The
+# cluster takes huge pages where the machine has them reserved
+# (vm.nr_hugepages), and dynamic shared memory, rings shared across
+# backends among it, from its main shared memory (doc/benchmarks.md)
 bench: setup
 	test/bin/install.sh
-	test/bin/with-cluster.sh test/bench/bench.sh
+	CHASH_SERVER_OPTIONS="-c huge_pages=try -c min_dynamic_shared_memory=128MB" \
+		test/bin/with-cluster.sh test/bench/bench.sh
 	test/bin/with-cluster.sh test/bench/move_online.sh
 
 # libFuzzer harnesses of the pure ring code under AddressSanitizer and UBSan

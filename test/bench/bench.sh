@@ -80,6 +80,13 @@ echo "machine:    $(nproc) CPUs (nproc), $cpu; load average at start: $(cut -d' 
 echo "server:     $(pq -At -c 'SELECT version()')"
 echo "chash:      $(pq -At -c "SELECT extversion FROM pg_extension WHERE extname = 'chash'"), $so ($so_info, md5 $so_sum...)"
 echo "settings:   shared_buffers $(pq -At -c 'SHOW shared_buffers'), work_mem $(pq -At -c 'SHOW work_mem'), jit off, serial unless said"
+# (hugetlb pages in the postmaster's mappings: its main shared memory)
+postmaster=$(head -n 1 "${CHASH_PGDATA:-/nonexistent}/postmaster.pid" 2>/dev/null || true)
+huge=unknown
+if [ -n "$postmaster" ] && [ -r "/proc/$postmaster/smaps" ]; then
+	if grep -Eq '^KernelPageSize: +[0-9]{4,} kB' "/proc/$postmaster/smaps"; then huge=on; else huge=off; fi
+fi
+echo "memory:     huge pages $huge (huge_pages $(pq -At -c 'SHOW huge_pages'); the machine's HugePages_Total $(awk '/^HugePages_Total/ { print $2 }' /proc/meminfo)), min_dynamic_shared_memory $(pq -At -c 'SHOW min_dynamic_shared_memory')"
 echo "timing:     EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) Execution Time; best of $runs interleaved runs (A B, B A, ...) after one warm-up run of each"
 echo
 
@@ -907,6 +914,30 @@ for _ in $(seq "$builds"); do
 	if [ -z "$cold_ser" ] || awk -v a="$ms" -v b="$cold_ser" 'BEGIN { exit !(a < b) }'; then cold_ser=$ms cold_ser_builds=$b; fi
 done
 
+# 15h: a new process's first pass over the mapped r4m against its next:
+# what each parallel worker, a new process in every query, pays on top of
+# its lookups.  The connection reads the table twice before, so that the
+# first pass does not also pay for first touching its buffers (that cost
+# is in the note).
+first_pass() {	# "scan1 scan2 pass1 pass2", in ms, of a new connection
+	local routed="SELECT count(chash_lookup('r4m', k)) FROM keys"
+	PGOPTIONS=$shared_on pq -At -c "SET jit = off" \
+		-c "SELECT bench.ms(bench.explain('SELECT count(*) FROM keys', 0))" \
+		-c "SELECT bench.ms(bench.explain('SELECT count(*) FROM keys', 0))" \
+		-c "SELECT chash_lookup('r4m', 'key:1') IS NOT NULL" \
+		-c "SELECT bench.ms(bench.explain(\$q\$$routed\$q\$, 0))" \
+		-c "SELECT bench.ms(bench.explain(\$q\$$routed\$q\$, 0))" |
+		awk 'NR == 3 && $1 != "t" { exit 1 } { printf "%s%s", (NR > 1 ? " " : ""), $1 } END { print "" }'
+}
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }	# (b may be empty)
+scan1='' scan2='' pass1='' pass2=''
+for _ in $(seq "$builds"); do
+	read -r s1 s2 p1 p2 <<<"$(first_pass | awk '{ print $1, $2, $4, $5 }')"
+	[ -n "$p2" ] || { echo "bench: figure 15h: no timings" >&2; exit 1; }
+	scan1=$(min "$s1" "$scan1") scan2=$(min "$s2" "$scan2")
+	pass1=$(min "$p1" "$pass1") pass2=$(min "$p2" "$pass2")
+done
+
 # 15f: figure 10 with sharing on: each pgbench connection maps r4m
 quiet_on=$(PGOPTIONS=$shared_on pgbench_tps "$fig10_secs" 8 "$work/route_r4m.sql")
 changes_per_second "$fig10_secs" &
@@ -918,7 +949,8 @@ PGOPTIONS=$shared_on pq -v runs="$runs" -v builds="$builds" -v first="$best_shar
 	-v build="$b_first" -v ring_bytes="$ring_bytes" -v pss_on="$pss_on" -v pss_tiny="$pss_tiny" \
 	-v pss_off="$pss_off" -v quiet_on="$quiet_on" -v churn_on="$churn_on" \
 	-v quiet_off="$quiet_tps" -v churn_off="$churn_tps" -v cold_par="$cold_par" -v cold_ser="$cold_ser" \
-	-v cold_par_builds="$cold_par_builds" -v cold_ser_builds="$cold_ser_builds" <<'SQL'
+	-v cold_par_builds="$cold_par_builds" -v cold_ser_builds="$cold_ser_builds" \
+	-v scan1="$scan1" -v scan2="$scan2" -v pass1="$pass1" -v pass2="$pass2" -v huge="$huge" <<'SQL'
 SET jit = off;
 SET max_parallel_workers_per_gather = 0;
 INSERT INTO bench.results VALUES
@@ -930,7 +962,9 @@ INSERT INTO bench.results VALUES
 (15.1, '15b ring memory of 50 backends on r4m: shared vs each its own',
 	bench.num((:pss_on - :pss_tiny) / 1048576.0) || ' MiB', bench.num((:pss_off - :pss_tiny) / 1048576.0) || ' MiB',
 	bench.num((:pss_on - :pss_tiny)::float8 / :ring_bytes, 2) || ' rings',
-	'chash <= 1.2 rings', bench.yn((:pss_on - :pss_tiny)::float8 / :ring_bytes <= 1.2),
+	'chash <= 1.2 rings',
+	CASE WHEN :'huge' = 'off' THEN bench.yn((:pss_on - :pss_tiny)::float8 / :ring_bytes <= 1.2)
+		 ELSE 'not measured: huge pages ' || :'huge' || ', which Pss does not count' END,
 	format('The proportional set size (Pss, /proc/PID/smaps_rollup) of 50 backends that each routed the 100,000 keys of keys100k on r4m (touching nearly every page of its arrays), summed, less that of 50 backends that routed them on a 4-point ring: chash with chash.shared_rings on, peer with it off.  ratio = chash in rings of %s (the shared block; the peer is %s rings).  The holder session, which built the shared ring, maps it too and carries its share (1/51 of the pages all touched) outside the sum.',
 		   pg_size_pretty(:ring_bytes::bigint), bench.num((:pss_off - :pss_tiny)::float8 / :ring_bytes, 1)));
 
@@ -942,8 +976,8 @@ INSERT INTO bench.results
 SELECT 15.2, '15c shared ring, parallel, 2 workers vs serial, 1,000,000 keys on r4m',
 	   bench.per_key(a_ms, 1000000), bench.per_key(b_ms, 1000000), bench.num(b_ms / a_ms, 2),
 	   'peer/chash >= 1.6', bench.yn(a_launched = 2 AND b_ms / a_ms >= 1.6),
-	   format('SELECT count(chash_lookup(''r4m'', k)) FROM keys with max_parallel_workers_per_gather = 2 (chash; plan: %s) and 0 (peer), chash.shared_rings on: the workers map r4m.  ratio = speed-up.',
-			  bench.gathers(a_plan))
+	   format('SELECT count(chash_lookup(''r4m'', k)) FROM keys with max_parallel_workers_per_gather = 2 (chash; plan: %s) and 0 (peer), chash.shared_rings on: the workers map r4m.  Huge pages: %s (see 15h).  ratio = speed-up.',
+			  bench.gathers(a_plan), :'huge')
 FROM bench.pair($$SELECT count(chash_lookup('r4m', k)) FROM keys$$,
 				$$SELECT count(chash_lookup('r4m', k)) FROM keys$$, :runs, 2, 0);
 \warn 'bench: figure 15c: PostgreSQL''s own parallel speed-up here, count(md5(k)), 2 workers vs 0'
@@ -996,6 +1030,11 @@ INSERT INTO bench.results VALUES
 	format('A new connection''s first SELECT count(chash_lookup(''r4m_cold'', k)) FROM keys (r4m_cold: a copy of r4m, which no backend holds), with max_parallel_workers_per_gather = 2 (chash) and 0 (peer), chash.shared_rings on; best of %s connections each.  Rings built in the statement, by all its processes (the server''s built and fallback: parallel query): %s parallel, %s serial (the parallel plan builds and shares the ring before its workers start; they map it).  ratio = speed-up.',
 		   :builds, :cold_par_builds, :cold_ser_builds));
 INSERT INTO bench.results VALUES
+(15.47, '15h a new process''s first pass over the mapped r4m vs its next',
+	bench.num(:pass1) || ' ms', bench.num(:pass2) || ' ms', bench.num(:pass1 / :pass2, 2),
+	'-', '-',
+	format('A new connection with chash.shared_rings on maps r4m (held by another session), then runs SELECT count(chash_lookup(''r4m'', k)) FROM keys twice: chash the first run, peer the second; best of %s connections.  First pass less the next: %s ms, the process''s first touch of the %s ring''s pages.  Its two count(*) of keys before: %s and %s ms (a connection''s first scan of the table).  A parallel worker is a new process in every query and pays both (15c).  Huge pages: %s.',
+		   :builds, bench.num(:pass1 - :pass2), pg_size_pretty(:ring_bytes::bigint), bench.num(:scan1), bench.num(:scan2), :'huge')),
 (15.5, '15f ring changes under load, shared rings (figure 10)',
 	bench.num(:churn_on, 0) || ' tps', bench.num(:quiet_on, 0) || ' tps', bench.num(:churn_on / :quiet_on, 2),
 	'chash/peer >= 0.9', bench.yn(:churn_on / :quiet_on >= 0.9),

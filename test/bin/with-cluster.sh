@@ -15,6 +15,7 @@
 # REGRESS_unshared and ISOLATION_unshared suites turn sharing off.
 # CHASH_PRELOAD=off leaves it out (the package suite installs the library
 # while its server runs, and checks that a new backend maps that one).
+# CHASH_SERVER_OPTIONS: more settings for the server ("-c name=value ...").
 # The command gets PGHOST, PGPORT, PGUSER and PGDATABASE, and CHASH_PGDATA,
 # CHASH_PGLOG for tests that look at the server itself.
 set -euo pipefail
@@ -56,7 +57,7 @@ as_owner "$bindir/initdb" -D "$tmp/data" -U "$pguser" -A trust -E UTF8 \
 preload="-c shared_preload_libraries=chash"
 [ "${CHASH_PRELOAD:-on}" = on ] || preload=
 as_owner "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w \
-	-o "-c listen_addresses='' -k $tmp -c port=5432 -c fsync=off -c max_prepared_transactions=10 -c jit=${CHASH_JIT:-off} $preload" \
+	-o "-c listen_addresses='' -k $tmp -c port=5432 -c fsync=off -c max_prepared_transactions=10 -c jit=${CHASH_JIT:-off} $preload ${CHASH_SERVER_OPTIONS:-}" \
 	start >/dev/null
 
 export PGHOST=$tmp PGPORT=5432 PGUSER=$pguser PGDATABASE=postgres
