@@ -14,7 +14,9 @@
 #      sharing is unavailable (counted, with its reason) and lookups work;
 #      from 17 the DSM registry shares without it;
 #   3. as root, a cluster in a mount namespace of its own whose /dev/shm is
-#      a 4 MB tmpfs: a ring of 5.5 MB cannot be shared, a small one can.
+#      a 4 MB tmpfs: a ring of 5.5 MB cannot be shared, a small one can;
+#      with min_dynamic_shared_memory the big one is shared too, from
+#      PostgreSQL's main shared memory.
 #
 #   test/bin/with-cluster.sh test/scripts/shared_rings.sh
 set -euo pipefail
@@ -407,11 +409,14 @@ else
 	else
 		propagation=unchanged private_shm="mount --make-private /dev/shm"
 	fi
-	unshare -m --propagation $propagation sh -c "
-		$private_shm &&
-		mount -t tmpfs -o size=4m tmpfs /dev/shm && chmod 1777 /dev/shm &&
-		runuser -u postgres -- '$bindir/pg_ctl' -D '$tmp/small' -l '$tmp/small.log' -w \
-			-o \"-c listen_addresses='' -k $tmp/small.sock -c port=5432 -c fsync=off -c shared_preload_libraries=chash -c max_parallel_workers_per_gather=0\" start" >/dev/null
+	start_small() {	# SETTINGS...: the cluster, in a namespace of its own
+		unshare -m --propagation $propagation sh -c "
+			$private_shm &&
+			mount -t tmpfs -o size=4m tmpfs /dev/shm && chmod 1777 /dev/shm &&
+			runuser -u postgres -- '$bindir/pg_ctl' -D '$tmp/small' -l '$tmp/small.log' -w \
+				-o \"-c listen_addresses='' -k $tmp/small.sock -c port=5432 -c fsync=off -c shared_preload_libraries=chash -c max_parallel_workers_per_gather=0 $*\" start" >/dev/null
+	}
+	start_small
 	export PGHOST=$tmp/small.sock
 	q "CREATE EXTENSION chash" >/dev/null
 	# 524,288 points: 5.5 MB as one block; 4,096 points: 50 kB (from 17,
@@ -431,6 +436,21 @@ else
 		"$(psql_q -c "$(owners_sql s)" -c "SELECT backend FROM chash.shared_ring_stats() WHERE counter = 'mapped'")" "$wants
 1"
 	close h
+	stop_server "$tmp/small"
+
+	# with min_dynamic_shared_memory PostgreSQL takes segments from its
+	# main shared memory (where huge pages are, if any), not /dev/shm: the
+	# ring too big for this /dev/shm is shared there
+	start_small -c min_dynamic_shared_memory=16MB
+	open h
+	check "with min_dynamic_shared_memory the ring too big for /dev/shm is shared, from the main shared memory" \
+		"$(ask h "$(owners_sql r)") $(q "SELECT state FROM chash.shared_rings() WHERE ring = 'r'")" "$want shared"
+	check "another backend maps it, and routes as its own build" \
+		"$(psql_q -c "$(owners_sql r)" -c "SELECT backend FROM chash.shared_ring_stats() WHERE counter IN ('mapped', 'fallback: error') ORDER BY counter")" "$want
+0
+1"
+	close h
+	await "SELECT count(*) = 0 FROM chash.shared_rings()" || fail "the ring in the main shared memory still shared after its sessions ended"
 	stop_server "$tmp/small"
 fi
 
