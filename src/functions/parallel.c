@@ -17,8 +17,9 @@
  * Resolving ahead must not change what the query does: an error (no such
  * ring, no right to read it) is dropped here, and the call raises it when
  * it runs, if it runs.  Each ring is resolved in a subtransaction of its
- * own.  Only the target lists and quals of the plan's
- * nodes are looked at, which is where routing calls are.
+ * own, so that one that fails keeps no other from being shared.  Only the
+ * target lists and quals of the plan's nodes are looked at, which is
+ * where routing calls are.
  *
  *-------------------------------------------------------------------------
  */
@@ -200,11 +201,7 @@ parallel_executor_start(QueryDesc *queryDesc, int eflags)
 		find_plan_ring_names(queryDesc->plannedstmt->planTree, &found);
 		foreach(lc, queryDesc->plannedstmt->subplans)
 			find_plan_ring_names((Plan *) lfirst(lc), &found);
-		/*
-		 * (shared memory is looked at only for a plan that routes; each ring
-		 * in a subtransaction of its own, so that one that fails does not
-		 * keep the others from being shared)
-		 */
+		/* (shared memory is looked at only for a plan that routes) */
 		for (int i = 0; i < found.nrings && chash_shared_rings_usable(); i++)
 		{
 			ErrorData  *dropped = chash_run_caught(resolve_ring, &found.rings[i],
